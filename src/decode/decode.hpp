@@ -1,0 +1,42 @@
+// MPI datatype handle -> IR, through MPI_Type_get_envelope / MPI_Type_get_contents.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "ir/node.hpp"
+
+namespace strider::decode {
+
+// Thrown when a datatype (or part of one) cannot be expressed; callers fall back to the MPI.
+struct Unsupported : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// What the MPI library itself reports for a type (the authority for bounds).
+struct Bounds {
+  std::int64_t size = 0;
+  std::int64_t lb = 0;
+  std::int64_t extent = 0;
+  std::int64_t true_lb = 0;
+  std::int64_t true_extent = 0;
+};
+Bounds bounds_of(MPI_Datatype type);
+
+struct Decoded {
+  ir::Node layout;  // raw IR, as the constructors built it
+  Bounds bounds;
+};
+
+// Decodes a type; the IR's byte count and span are checked against what MPI reports, so a
+// mismatch becomes Unsupported, never a wrong byte. Requires MPI to be initialized.
+Decoded decode(MPI_Datatype type);
+
+// The layout of a predefined (named) type, discovered once per handle from the MPI itself.
+ir::Node named_layout(MPI_Datatype type);
+
+bool is_named(MPI_Datatype type);
+
+}  // namespace strider::decode

@@ -1,0 +1,44 @@
+// The strider_* C API (include/strider/strider.h).
+#include "strider/strider.h"
+
+#include <cstring>
+
+#include "interpose/next.hpp"
+#include "interpose/state.hpp"
+#include "plan/host_policy.hpp"
+#include "runtime/config.hpp"
+
+using namespace strider;
+
+STRIDER_EXPORT const char* strider_version(void) { return STRIDER_VERSION; }
+
+STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
+  const interpose::Counters& c = interpose::counters();
+  out->types_planned = c.types_planned.load();
+  out->types_unsupported = c.types_unsupported.load();
+  out->packs_host = c.packs_host.load();
+  out->unpacks_host = c.unpacks_host.load();
+  out->packs_forwarded = c.packs_forwarded.load();
+  out->unpacks_forwarded = c.unpacks_forwarded.load();
+  out->plans_cached = interpose::plans().size();
+  return 0;
+}
+
+STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int size) {
+  auto p = interpose::plan_for(type);
+  if (!p) return -1;
+  std::string text = plan::describe(*p);
+  if (p->supported) {
+    const bool host = runtime::config().host_engine == runtime::HostEngine::On ||
+                      (runtime::config().host_engine == runtime::HostEngine::Auto &&
+                       plan::host_engine_wins(*p));
+    text += std::string("engine for host buffers: ") +
+            (host && !runtime::config().disabled ? "strider-cpu" : "system MPI") + "\n";
+  }
+  if (buffer != nullptr && size > 0) {
+    const std::size_t n = std::min<std::size_t>(text.size(), static_cast<std::size_t>(size - 1));
+    std::memcpy(buffer, text.data(), n);
+    buffer[n] = '\0';
+  }
+  return static_cast<int>(text.size());
+}

@@ -1,0 +1,25 @@
+// MPI_Init, MPI_Init_thread, MPI_Finalize: set-up and tear-down around the MPI's own.
+#include <mpi.h>
+
+#include "interpose/next.hpp"
+#include "interpose/state.hpp"
+#include "runtime/config.hpp"
+
+using strider::runtime::config;
+
+STRIDER_EXPORT int MPI_Init(int* argc, char*** argv) {
+  const int rc = STRIDER_NEXT(MPI_Init)(argc, argv);
+  if (rc == MPI_SUCCESS && !config().disabled) strider::interpose::on_init();
+  return rc;
+}
+
+STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = STRIDER_NEXT(MPI_Init_thread)(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS && !config().disabled) strider::interpose::on_init();
+  return rc;
+}
+
+STRIDER_EXPORT int MPI_Finalize(void) {
+  if (!config().disabled) strider::interpose::on_finalize();
+  return STRIDER_NEXT(MPI_Finalize)();
+}

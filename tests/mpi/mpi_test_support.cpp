@@ -1,0 +1,104 @@
+#include "mpi_test_support.hpp"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+namespace strider::testing {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int world_size() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+
+bool strider_loaded() { return dlsym(RTLD_DEFAULT, "strider_get_stats") != nullptr; }
+
+strider_stats stats() {
+  strider_stats s{};
+  auto* get = reinterpret_cast<int (*)(strider_stats*)>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  EXPECT_NE(get, nullptr) << "libstrider is not loaded (LD_PRELOAD or link order)";
+  if (get) get(&s);
+  return s;
+}
+
+std::string describe(MPI_Datatype type) {
+  using Describe = int (*)(MPI_Datatype, char*, int);
+  auto* fn = reinterpret_cast<Describe>(dlsym(RTLD_DEFAULT, "strider_describe_type"));
+  if (!fn) return "";
+  const int n = fn(type, nullptr, 0);
+  if (n < 0) return "";
+  std::string text(static_cast<std::size_t>(n) + 1, '\0');
+  fn(type, text.data(), n + 1);
+  text.resize(static_cast<std::size_t>(n));
+  return text;
+}
+
+long env_long(const char* name, long fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtol(v, nullptr, 10) : fallback;
+}
+
+ElementBuffer element_buffer(MPI_Datatype type, int count, std::mt19937_64& rng) {
+  MPI_Aint lb = 0, extent = 0, true_lb = 0, true_extent = 0;
+  MPI_Type_get_extent(type, &lb, &extent);
+  MPI_Type_get_true_extent(type, &true_lb, &true_extent);
+  std::int64_t lo = true_lb, hi = true_lb + true_extent;
+  for (int e = 1; e < count; ++e) {
+    lo = std::min<std::int64_t>(lo, true_lb + e * extent);
+    hi = std::max<std::int64_t>(hi, true_lb + true_extent + e * extent);
+  }
+  constexpr std::int64_t kMargin = 64;
+  ElementBuffer b;
+  b.bytes.resize(static_cast<std::size_t>(hi - lo + 2 * kMargin));
+  for (auto& x : b.bytes) x = static_cast<unsigned char>(rng());
+  b.origin_offset = kMargin - lo;
+  return b;
+}
+
+std::vector<unsigned char> reference_pack(const typespec::Layout& layout, MPI_Aint extent,
+                                          int count, const unsigned char* origin) {
+  std::vector<unsigned char> out;
+  for (int e = 0; e < count; ++e) {
+    for (const typespec::Run& run : layout.runs) {
+      const unsigned char* p = origin + e * extent + run.offset;
+      out.insert(out.end(), p, p + run.length);
+    }
+  }
+  return out;
+}
+
+void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count,
+                      const unsigned char* packed, unsigned char* origin) {
+  for (int e = 0; e < count; ++e) {
+    for (const typespec::Run& run : layout.runs) {
+      std::memcpy(origin + e * extent + run.offset, packed, static_cast<std::size_t>(run.length));
+      packed += run.length;
+    }
+  }
+}
+
+}  // namespace strider::testing
+
+// One MPI process per rank runs every test; a failure on any rank fails the run.
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  const int failed = RUN_ALL_TESTS();
+  int any_failed = 0;
+  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any_failed ? 1 : 0;
+}

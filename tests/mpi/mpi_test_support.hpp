@@ -1,0 +1,46 @@
+// Shared by the MPI tests: MPI set-up around GoogleTest, the handle on Strider's API (looked up
+// at run time, so a test notices when Strider is not loaded), and buffers for packing.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strider/strider.h"
+#include "typespec/random_type.hpp"
+
+namespace strider::testing {
+
+int world_rank();
+int world_size();
+
+// Strider's counters; fails the test if libstrider is not loaded.
+strider_stats stats();
+bool strider_loaded();
+// strider_describe_type through dlsym; "" when Strider is absent or the type unknown.
+std::string describe(MPI_Datatype type);
+
+// Reads an integer environment variable (e.g. STRIDER_TEST_TYPES), with a default.
+long env_long(const char* name, long fallback);
+
+// A host buffer holding `count` elements of a type, with random bytes and margins on both
+// sides, so bytes outside the typemap can be checked untouched.
+struct ElementBuffer {
+  std::vector<unsigned char> bytes;
+  std::int64_t origin_offset = 0;  // index of the type's origin in `bytes`
+  unsigned char* origin() { return bytes.data() + origin_offset; }
+};
+ElementBuffer element_buffer(MPI_Datatype type, int count, std::mt19937_64& rng);
+
+// The standard's answer, from typespec's independent model of the typemap: the packed bytes
+// of `count` elements at `origin`, consecutive elements `extent` apart.
+std::vector<unsigned char> reference_pack(const typespec::Layout& layout, MPI_Aint extent,
+                                          int count, const unsigned char* origin);
+void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count,
+                      const unsigned char* packed, unsigned char* origin);
+
+}  // namespace strider::testing
