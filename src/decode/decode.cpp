@@ -195,9 +195,9 @@ Decoded decode(MPI_Datatype type) {
     throw Unsupported("decoded size " + std::to_string(ir::packed_size(d.layout)) +
                       " differs from MPI's " + std::to_string(d.bounds.size));
   }
-  // The span must agree too, except below a negative stride: Open MPI 4.1 folds a vector of
-  // stride -1 element into a forward contiguous run, so its bounds (and its MPI_Pack) disagree
-  // with the standard's typemap, which Strider follows (as MPICH does).
+  // The span must agree too, except below a negative stride: Open MPI 4.1 treats a (h)vector
+  // whose byte stride is -1 as a forward contiguous run, so its bounds (and its MPI_Pack)
+  // disagree with the standard's typemap, which Strider follows (as MPICH does).
   if (d.bounds.size > 0 && !has_negative_stride(d.layout)) {
     const ir::Span span = ir::true_span(d.layout);
     if (span.lo != d.bounds.true_lb || span.hi - span.lo != d.bounds.true_extent) {

@@ -162,7 +162,8 @@ std::optional<Layout> from_blocks(const std::vector<Block>& blocks, int64_t max_
     };
     fold(sticky, c.sticky, c.sticky.sticky_lb, c.sticky.sticky_ub);
     fold(plain, c.plain, c.marker == 1, c.marker == 2);
-    for (int64_t k = 0; k < b.count && c.size > 0; ++k) append_shifted(l.runs, c.runs, b.disp + k * e);
+    for (int64_t k = 0; k < b.count && c.size > 0; ++k)
+      append_shifted(l.runs, c.runs, b.disp + k * e);
   }
   l.sticky = sticky.result(true);
   l.plain = plain.result(false);
@@ -401,8 +402,8 @@ std::optional<Layout> combine(const Spec& s, std::span<const Layout> kids, int64
       // Both MPIs pad a struct's extent to the alignment of its members unless an upper bound
       // marker is present; the alignment rules differ in corners, so only trust extents that
       // no alignment (<= 16) changes.
-      bool has_ub_marker = std::any_of(kids.begin(), kids.end(),
-                                       [](const Layout& k) { return k.marker == 2; });
+      bool has_ub_marker =
+          std::any_of(kids.begin(), kids.end(), [](const Layout& k) { return k.marker == 2; });
       // (Open MPI has no markers, and MPICH doesn't pad with a UB marker.)
       if (!has_ub_marker && (!l->aligned || l->extent() % 16 != 0)) l->bounds_portable = false;
       return l;
@@ -550,7 +551,7 @@ class Generator {
   Node leaf() {
     // Pair types (with gaps and padding) are over-weighted: they are the usual trouble.
     static constexpr std::string_view kPairs[] = {"float_int", "double_int", "long_int",
-                                                  "short_int", "2int", "long_double_int"};
+                                                  "short_int", "2int",       "long_double_int"};
     Spec s;
     if (pct(25)) {
       s.name = kPairs[uni(0, std::size(kPairs) - 1)];
@@ -568,11 +569,21 @@ class Generator {
     Node c = leaf();
     Spec s;
     switch (uni(0, 4)) {
-      case 0: s = make(Kind::kContiguous, {0}, {}, {c.spec}); break;
-      case 1: s = make(Kind::kVector, {0, uni(1, 3), uni(1, 4)}, {}, {c.spec}); break;
-      case 2: s = make(Kind::kIndexed, {}, {{}, {}}, {c.spec}); break;
-      case 3: s = make(Kind::kHindexed, {}, {{0, 0}, {uni(0, 8), uni(0, 8)}}, {c.spec}); break;
-      default: s = make(Kind::kStruct, {}, {{}, {}}, {}); break;
+      case 0:
+        s = make(Kind::kContiguous, {0}, {}, {c.spec});
+        break;
+      case 1:
+        s = make(Kind::kVector, {0, uni(1, 3), uni(1, 4)}, {}, {c.spec});
+        break;
+      case 2:
+        s = make(Kind::kIndexed, {}, {{}, {}}, {c.spec});
+        break;
+      case 3:
+        s = make(Kind::kHindexed, {}, {{0, 0}, {uni(0, 8), uni(0, 8)}}, {c.spec});
+        break;
+      default:
+        s = make(Kind::kStruct, {}, {{}, {}}, {});
+        break;
     }
     auto l = layout_of(s, o_.max_size_bytes);
     if (!l) return std::nullopt;
@@ -590,8 +601,23 @@ class Generator {
   // Weighted constructor choice, then parameters chosen to be valid most of the time; the
   // layout check (inner_ok) has the last word.
   std::optional<Node> candidate(int depth, bool leaf_ok) {
-    enum Pick { kLeaf, kContig, kVec, kHvec, kIdx, kHidx, kIdxB, kHidxB, kStruct, kSub, kDarr,
-                kResize, kDupe, kTranspose, kPicks };
+    enum Pick {
+      kLeaf,
+      kContig,
+      kVec,
+      kHvec,
+      kIdx,
+      kHidx,
+      kIdxB,
+      kHidxB,
+      kStruct,
+      kSub,
+      kDarr,
+      kResize,
+      kDupe,
+      kTranspose,
+      kPicks
+    };
     static constexpr int kWeights[kPicks] = {12, 8, 10, 10, 8, 8, 6, 6, 12, 8, 6, 10, 3, 4};
     int total = 0;
     for (int i = 0; i < kPicks; ++i) total += weight(static_cast<Pick>(i), leaf_ok, kWeights[i]);
@@ -619,13 +645,19 @@ class Generator {
         bool h = pick == kHvec;
         int64_t unit = h ? e : 1;
         switch (uni(0, 9)) {
-          case 0: case 1: case 2: case 3: case 4:
+          case 0:
+          case 1:
+          case 2:
+          case 3:
+          case 4:
             stride = bl * unit + (h ? uni(0, 8) : uni(0, 3));
             break;
-          case 5: case 6:
+          case 5:
+          case 6:
             stride = -(bl * unit + (h ? uni(0, 8) : uni(0, 3)));
             break;
-          case 7: case 8:  // interleave copies inside the child's holes
+          case 7:
+          case 8:  // interleave copies inside the child's holes
             bl = 1;
             stride = h ? uni(1, std::max<int64_t>(1, e - 1)) : 1;
             break;
@@ -697,17 +729,31 @@ class Generator {
       case kResize: {
         int64_t lb = cl.lb();
         switch (uni(0, 3)) {
-          case 0: break;
-          case 1: lb -= uni(1, 16); break;
-          case 2: lb = cl.true_lb + uni(1, 8); break;
-          default: lb = -uni(1, 32); break;
+          case 0:
+            break;
+          case 1:
+            lb -= uni(1, 16);
+            break;
+          case 2:
+            lb = cl.true_lb + uni(1, 8);
+            break;
+          default:
+            lb = -uni(1, 32);
+            break;
         }
         int64_t ext = e;
         switch (uni(0, 3)) {
-          case 0: break;
-          case 1: ext += uni(1, 32); break;
-          case 2: ext = uni(1, std::max<int64_t>(1, e - 1)); break;
-          default: ext = (std::max(e, cl.true_ub - lb) + 15) / 16 * 16; break;
+          case 0:
+            break;
+          case 1:
+            ext += uni(1, 32);
+            break;
+          case 2:
+            ext = uni(1, std::max<int64_t>(1, e - 1));
+            break;
+          default:
+            ext = (std::max(e, cl.true_ub - lb) + 15) / 16 * 16;
+            break;
         }
         return one(Kind::kResized, {lb, ext});
       }
@@ -772,7 +818,7 @@ class Generator {
     Spec s = make(Kind::kStruct, {}, {bls, disps}, specs);
     auto natural = combine(s, kids, o_.max_size_bytes);
     if (!natural) return std::nullopt;
-    if (o_.allow_lb_ub_markers && pct(25)) {
+    if (STRIDER_HAVE_MPI_LB && o_.allow_lb_ub_markers && pct(25)) {
       // Markers outside the data, with an extent no struct padding would change.
       int64_t lb = natural->plain.lb - (pct(50) ? 0 : uni(1, 8));
       int64_t ub = lb + (natural->plain.ub - lb + 15) / 16 * 16 + 16 * uni(0, 1);

@@ -458,8 +458,7 @@ Owned build_rec(const Spec& s) {
     case Kind::kHindexed: {
       auto bl = ints_of(s.lists[0], "blocklength");
       auto disp = aints_of(s.lists[1]);
-      check(MPI_Type_create_hindexed(static_cast<int>(bl.size()), bl.data(), disp.data(), c,
-                                     &out),
+      check(MPI_Type_create_hindexed(static_cast<int>(bl.size()), bl.data(), disp.data(), c, &out),
             "MPI_Type_create_hindexed");
       break;
     }
@@ -482,8 +481,8 @@ Owned build_rec(const Spec& s) {
       auto subsizes = ints_of(s.lists[1], "subsize");
       auto starts = ints_of(s.lists[2], "start");
       int order = p[0] == kOrderFortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C;
-      check(MPI_Type_create_subarray(static_cast<int>(sizes.size()), sizes.data(),
-                                     subsizes.data(), starts.data(), order, c, &out),
+      check(MPI_Type_create_subarray(static_cast<int>(sizes.size()), sizes.data(), subsizes.data(),
+                                     starts.data(), order, c, &out),
             "MPI_Type_create_subarray");
       break;
     }
@@ -493,18 +492,25 @@ Owned build_rec(const Spec& s) {
       std::vector<int> distribs, dargs;
       for (size_t i = 0; i < gsizes.size(); ++i) {
         switch (s.lists[1][i]) {
-          case kDistribBlock: distribs.push_back(MPI_DISTRIBUTE_BLOCK); break;
-          case kDistribCyclic: distribs.push_back(MPI_DISTRIBUTE_CYCLIC); break;
-          case kDistribNone: distribs.push_back(MPI_DISTRIBUTE_NONE); break;
-          default: semantic("darray: bad distribution value");
+          case kDistribBlock:
+            distribs.push_back(MPI_DISTRIBUTE_BLOCK);
+            break;
+          case kDistribCyclic:
+            distribs.push_back(MPI_DISTRIBUTE_CYCLIC);
+            break;
+          case kDistribNone:
+            distribs.push_back(MPI_DISTRIBUTE_NONE);
+            break;
+          default:
+            semantic("darray: bad distribution value");
         }
         int64_t d = s.lists[2][i];
         dargs.push_back(d == kDefaultDarg ? MPI_DISTRIBUTE_DFLT_DARG : to_int(d, "darg"));
       }
       int order = p[2] == kOrderFortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C;
       check(MPI_Type_create_darray(to_int(p[0], "size"), to_int(p[1], "rank"),
-                                   static_cast<int>(gsizes.size()), gsizes.data(),
-                                   distribs.data(), dargs.data(), psizes.data(), order, c, &out),
+                                   static_cast<int>(gsizes.size()), gsizes.data(), distribs.data(),
+                                   dargs.data(), psizes.data(), order, c, &out),
             "MPI_Type_create_darray");
       break;
     }
@@ -528,46 +534,46 @@ Owned build_rec(const Spec& s) {
 const std::vector<NamedType>& named_types() {
   // Built at first use: Open MPI's handles are addresses, not constant expressions.
   static const std::vector<NamedType> table = {
-      {"byte", MPI_BYTE},
-      {"char", MPI_CHAR},
-      {"signed_char", MPI_SIGNED_CHAR},
-      {"unsigned_char", MPI_UNSIGNED_CHAR},
-      {"short", MPI_SHORT},
-      {"unsigned_short", MPI_UNSIGNED_SHORT},
-      {"int", MPI_INT},
-      {"unsigned", MPI_UNSIGNED},
-      {"long", MPI_LONG},
-      {"unsigned_long", MPI_UNSIGNED_LONG},
-      {"long_long", MPI_LONG_LONG},
-      {"unsigned_long_long", MPI_UNSIGNED_LONG_LONG},
-      {"float", MPI_FLOAT},
-      {"double", MPI_DOUBLE},
-      {"long_double", MPI_LONG_DOUBLE},
-      {"wchar", MPI_WCHAR},
-      {"c_bool", MPI_C_BOOL},
-      {"int8_t", MPI_INT8_T},
-      {"int16_t", MPI_INT16_T},
-      {"int32_t", MPI_INT32_T},
-      {"int64_t", MPI_INT64_T},
-      {"uint8_t", MPI_UINT8_T},
-      {"uint16_t", MPI_UINT16_T},
-      {"uint32_t", MPI_UINT32_T},
-      {"uint64_t", MPI_UINT64_T},
-      {"aint", MPI_AINT},
-      {"offset", MPI_OFFSET},
-      {"count", MPI_COUNT},
-      {"packed", MPI_PACKED},
-      {"float_int", MPI_FLOAT_INT},
-      {"double_int", MPI_DOUBLE_INT},
-      {"long_int", MPI_LONG_INT},
-      {"short_int", MPI_SHORT_INT},
-      {"2int", MPI_2INT},
-      {"long_double_int", MPI_LONG_DOUBLE_INT},
-      {"c_float_complex", MPI_C_FLOAT_COMPLEX},
-      {"c_double_complex", MPI_C_DOUBLE_COMPLEX},
+    {"byte", MPI_BYTE},
+    {"char", MPI_CHAR},
+    {"signed_char", MPI_SIGNED_CHAR},
+    {"unsigned_char", MPI_UNSIGNED_CHAR},
+    {"short", MPI_SHORT},
+    {"unsigned_short", MPI_UNSIGNED_SHORT},
+    {"int", MPI_INT},
+    {"unsigned", MPI_UNSIGNED},
+    {"long", MPI_LONG},
+    {"unsigned_long", MPI_UNSIGNED_LONG},
+    {"long_long", MPI_LONG_LONG},
+    {"unsigned_long_long", MPI_UNSIGNED_LONG_LONG},
+    {"float", MPI_FLOAT},
+    {"double", MPI_DOUBLE},
+    {"long_double", MPI_LONG_DOUBLE},
+    {"wchar", MPI_WCHAR},
+    {"c_bool", MPI_C_BOOL},
+    {"int8_t", MPI_INT8_T},
+    {"int16_t", MPI_INT16_T},
+    {"int32_t", MPI_INT32_T},
+    {"int64_t", MPI_INT64_T},
+    {"uint8_t", MPI_UINT8_T},
+    {"uint16_t", MPI_UINT16_T},
+    {"uint32_t", MPI_UINT32_T},
+    {"uint64_t", MPI_UINT64_T},
+    {"aint", MPI_AINT},
+    {"offset", MPI_OFFSET},
+    {"count", MPI_COUNT},
+    {"packed", MPI_PACKED},
+    {"float_int", MPI_FLOAT_INT},
+    {"double_int", MPI_DOUBLE_INT},
+    {"long_int", MPI_LONG_INT},
+    {"short_int", MPI_SHORT_INT},
+    {"2int", MPI_2INT},
+    {"long_double_int", MPI_LONG_DOUBLE_INT},
+    {"c_float_complex", MPI_C_FLOAT_COMPLEX},
+    {"c_double_complex", MPI_C_DOUBLE_COMPLEX},
 #if STRIDER_HAVE_MPI_LB
-      {"lb", MPI_LB},
-      {"ub", MPI_UB},
+    {"lb", MPI_LB},
+    {"ub", MPI_UB},
 #endif
   };
   return table;

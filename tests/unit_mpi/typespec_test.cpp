@@ -85,11 +85,15 @@ std::vector<int64_t> model_offsets(const ts::Layout& l) {
   return out;
 }
 
-int free_handle_probe() {
-  // Cheap leak signal: after freeing, dup'ing a named type must still work and be freeable.
+// Slot of a fresh derived type: the index bits of an MPICH handle, which only grow far if
+// handles leak (MPICH also warns about leaked objects at finalize). Open MPI hands out Fortran
+// indices lazily, so there this check is weak.
+MPI_Fint fresh_handle_index() {
   MPI_Datatype t;
   MPI_Type_dup(MPI_INT, &t);
-  return MPI_Type_free(&t);
+  MPI_Fint index = MPI_Type_c2f(t) & 0x03ffffff;
+  MPI_Type_free(&t);
+  return index;
 }
 
 }  // namespace
@@ -105,7 +109,8 @@ TEST(TypeSpecParse, RoundTripNormalizes) {
       {"hindexed([],[],int)", "hindexed([],[],int)"},
       {"indexed_block(2,[1,7],float_int)", "indexed_block(2,[1,7],float_int)"},
       {"hindexed_block(1,[-8],long_double_int)", "hindexed_block(1,[-8],long_double_int)"},
-      {"struct([1,2],[0,8],[int,contiguous(2,float)])", "struct([1,2],[0,8],[int,contiguous(2,float)])"},
+      {"struct([1,2],[0,8],[int,contiguous(2,float)])",
+       "struct([1,2],[0,8],[int,contiguous(2,float)])"},
       {"struct([],[],[])", "struct([],[],[])"},
       {"subarray(F,[4,3],[1,2],[2,1],int)", "subarray(F,[4,3],[1,2],[2,1],int)"},
       {"darray(4, 1, C, [5, 6], [block, cyclic], [default, 2], [2, 2], double)",
@@ -121,24 +126,24 @@ TEST(TypeSpecParse, RoundTripNormalizes) {
 
 TEST(TypeSpecParse, SyntaxErrorsReportPosition) {
   const std::pair<std::string, size_t> cases[] = {
-      {"", 0},
-      {"foo", 0},
-      {"contiguous", 10},
-      {"contiguous(3 int)", 13},
-      {"contiguous(x,int)", 11},
-      {"vector(1,2,3)", 12},
-      {"indexed([1,2,],[0,1],int)", 13},
-      {"indexed([1 2],[0,1],int)", 11},
-      {"subarray(X,[1],[1],[0],int)", 9},
-      {"darray(1,0,C,[1],[blocky],[default],[1],int)", 18},
-      {"darray(1,0,C,[1],[block],[dflt],[1],int)", 26},
-      {"int int", 4},
-      {"dup(int))", 8},
-      {"contiguous(99999999999999999999,int)", 11},
-      {"contiguous(3a,int)", 11},
-      {"vector(1,--2,1,int)", 9},
+    {"", 0},
+    {"foo", 0},
+    {"contiguous", 10},
+    {"contiguous(3 int)", 13},
+    {"contiguous(x,int)", 11},
+    {"vector(1,2,3)", 12},
+    {"indexed([1,2,],[0,1],int)", 13},
+    {"indexed([1 2],[0,1],int)", 11},
+    {"subarray(X,[1],[1],[0],int)", 9},
+    {"darray(1,0,C,[1],[blocky],[default],[1],int)", 18},
+    {"darray(1,0,C,[1],[block],[dflt],[1],int)", 26},
+    {"int int", 4},
+    {"dup(int))", 8},
+    {"contiguous(99999999999999999999,int)", 11},
+    {"contiguous(3a,int)", 11},
+    {"vector(1,--2,1,int)", 9},
 #if !STRIDER_HAVE_MPI_LB
-      {"struct([1],[0],[lb])", 16},
+    {"struct([1],[0],[lb])", 16},
 #endif
   };
   for (const auto& [in, pos] : cases) {
@@ -154,6 +159,7 @@ TEST(TypeSpecParse, SyntaxErrorsReportPosition) {
 }
 
 TEST(TypeSpecBuild, SemanticErrors) {
+  const MPI_Fint handle_index = fresh_handle_index();
   EXPECT_THROW(ts::build_type("indexed([1,2],[0],int)"), std::invalid_argument);
   EXPECT_THROW(ts::build_type("struct([1],[0],[int,int])"), std::invalid_argument);
   EXPECT_THROW(ts::build_type("subarray(C,[4],[1,1],[0],int)"), std::invalid_argument);
@@ -165,7 +171,12 @@ TEST(TypeSpecBuild, SemanticErrors) {
   EXPECT_THROW(ts::build_type("contiguous(-1,int)"), std::runtime_error);
   EXPECT_THROW(ts::build_type("darray(2,2,C,[4],[block],[default],[2],int)"), std::runtime_error);
   EXPECT_THROW(ts::build_type("darray(2,0,C,[5],[block],[2],[2],int)"), std::runtime_error);
-  EXPECT_EQ(free_handle_probe(), MPI_SUCCESS);
+  // Failures deep inside free what was built so far.
+  EXPECT_THROW(ts::build_type("struct([1,1],[0,8],[vector(2,1,3,int),contiguous(-1,int)])"),
+               std::runtime_error);
+  EXPECT_THROW(ts::build_type("resized(0,8,contiguous(2,indexed([1],[0,1],int)))"),
+               std::invalid_argument);
+  EXPECT_LE(fresh_handle_index(), handle_index + 64) << "datatype handles leaked";
 }
 
 TEST(TypeSpecBuild, SizesAndExtents) {
@@ -175,28 +186,28 @@ TEST(TypeSpecBuild, SizesAndExtents) {
     MPI_Aint lb, extent, true_lb, true_extent;
   };
   const Case cases[] = {
-      {"int", 4, 0, 4, 0, 4},
-      {"short_int", 6, 0, 8, 0, 8},
-      {"long_double_int", 20, 0, 32, 0, 20},
-      {"contiguous(3,double)", 24, 0, 24, 0, 24},
-      {"vector(3,2,4,int)", 24, 0, 40, 0, 40},
-      {"vector(3,1,-2,int)", 12, -16, 20, -16, 20},
-      {"hvector(4,1,1,vector(3,1,4,byte))", 12, 0, 12, 0, 12},
-      {"indexed([2,1],[5,0],short)", 6, 0, 14, 0, 14},
-      {"hindexed([1,0,1],[-8,100,8],int)", 8, -8, 20, -8, 20},
-      {"indexed_block(2,[1,4],float)", 16, 4, 20, 4, 20},
-      {"struct([1,1],[0,8],[double,char])", 9, 0, 16, 0, 9},
-      {"struct([2],[4],[2int])", 16, 4, 16, 4, 16},
-      {"subarray(C,[4,3],[1,2],[2,1],int)", 8, 0, 48, 28, 8},
-      {"subarray(F,[4,3],[1,2],[2,1],int)", 8, 0, 48, 24, 20},
-      {"darray(4,1,C,[8],[block],[default],[4],int)", 8, 0, 32, 8, 8},
-      {"darray(2,1,C,[8],[cyclic],[default],[2],int)", 16, 0, 32, 4, 28},
-      {"resized(-4,16,int)", 4, -4, 16, 0, 4},
-      {"contiguous(2,resized(-4,16,int))", 8, -4, 32, 0, 20},
-      {"dup(float_int)", 8, 0, 8, 0, 8},
-      {"contiguous(0,int)", 0, 0, 0, 0, 0},
+    {"int", 4, 0, 4, 0, 4},
+    {"short_int", 6, 0, 8, 0, 8},
+    {"long_double_int", 20, 0, 32, 0, 20},
+    {"contiguous(3,double)", 24, 0, 24, 0, 24},
+    {"vector(3,2,4,int)", 24, 0, 40, 0, 40},
+    {"vector(3,1,-2,int)", 12, -16, 20, -16, 20},
+    {"hvector(4,1,1,vector(3,1,4,byte))", 12, 0, 12, 0, 12},
+    {"indexed([2,1],[5,0],short)", 6, 0, 14, 0, 14},
+    {"hindexed([1,0,1],[-8,100,8],int)", 8, -8, 20, -8, 20},
+    {"indexed_block(2,[1,4],float)", 16, 4, 20, 4, 20},
+    {"struct([1,1],[0,8],[double,char])", 9, 0, 16, 0, 9},
+    {"struct([2],[4],[2int])", 16, 4, 16, 4, 16},
+    {"subarray(C,[4,3],[1,2],[2,1],int)", 8, 0, 48, 28, 8},
+    {"subarray(F,[4,3],[1,2],[2,1],int)", 8, 0, 48, 24, 20},
+    {"darray(4,1,C,[8],[block],[default],[4],int)", 8, 0, 32, 8, 8},
+    {"darray(2,1,C,[8],[cyclic],[default],[2],int)", 16, 0, 32, 4, 28},
+    {"resized(-4,16,int)", 4, -4, 16, 0, 4},
+    {"contiguous(2,resized(-4,16,int))", 8, -4, 32, 0, 20},
+    {"dup(float_int)", 8, 0, 8, 0, 8},
+    {"contiguous(0,int)", 0, 0, 0, 0, 0},
 #if STRIDER_HAVE_MPI_LB
-      {"struct([1,1,1],[-4,2,32],[lb,double,ub])", 8, -4, 36, 2, 8},
+    {"struct([1,1,1],[-4,2,32],[lb,double,ub])", 8, -4, 36, 2, 8},
 #endif
   };
   for (const auto& c : cases) {
@@ -249,11 +260,30 @@ TEST(RandomType, CoversConstructors) {
   std::mt19937_64 rng(7);
   std::string all;
   for (int i = 0; i < 2000; ++i) all += ts::random_type(rng, opts) + "\n";
-  for (const char* word :
-       {"contiguous(", "vector(", "hvector(", "indexed(", "hindexed(", "indexed_block(",
-        "hindexed_block(", "struct(", "subarray(C", "subarray(F", "darray(", "resized(-", "dup(",
-        "short_int", "float_int", "long_double_int", "2int", "block", "cyclic", "none", "default",
-        ",0,", "[0,", ",-"}) {
+  for (const char* word : {"contiguous(",
+                           "vector(",
+                           "hvector(",
+                           "indexed(",
+                           "hindexed(",
+                           "indexed_block(",
+                           "hindexed_block(",
+                           "struct(",
+                           "subarray(C",
+                           "subarray(F",
+                           "darray(",
+                           "resized(-",
+                           "dup(",
+                           "short_int",
+                           "float_int",
+                           "long_double_int",
+                           "2int",
+                           "block",
+                           "cyclic",
+                           "none",
+                           "default",
+                           ",0,",
+                           "[0,",
+                           ",-"}) {
     EXPECT_NE(all.find(word), std::string::npos) << word;
   }
 #if STRIDER_HAVE_MPI_LB
@@ -264,6 +294,7 @@ TEST(RandomType, CoversConstructors) {
 
 // Every generated type builds, commits, and matches the model byte for byte.
 void check_random_types(const ts::RandomTypeOptions& opts, uint64_t seed, int count) {
+  const MPI_Fint handle_index = fresh_handle_index();
   std::mt19937_64 rng(seed);
   for (int i = 0; i < count; ++i) {
     std::string text = ts::random_type(rng, opts);
@@ -294,6 +325,7 @@ void check_random_types(const ts::RandomTypeOptions& opts, uint64_t seed, int co
     free_type(t);
     if (::testing::Test::HasFailure()) return;
   }
+  EXPECT_LE(fresh_handle_index(), handle_index + 64) << "datatype handles leaked";
 }
 
 TEST(RandomType, BuildsAndMatchesModel) {

@@ -1,0 +1,97 @@
+// The decoder on real MPI handles (no interposition): equivalent constructions reach one
+// canonical form, predefined types with holes are discovered, bounds are the MPI's.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include "plan/plan.hpp"
+#include "typespec/type_spec.hpp"
+
+namespace strider {
+namespace {
+
+canon::CanonicalForm form_of(const std::string& text) {
+  MPI_Datatype t = typespec::build_type(text);
+  MPI_Type_commit(&t);
+  auto plan = plan::build_plan(t);
+  if (!typespec::is_named(t)) MPI_Type_free(&t);
+  EXPECT_TRUE(plan->supported) << text << ": " << plan->reason;
+  return plan->form;
+}
+
+TEST(Decode, ThreeConstructionsOfABox) {
+  const auto a = form_of("subarray(C,[1024,512,256],[47,13,100],[0,0,0],byte)");
+  const auto b = form_of("hvector(47,1,131072,subarray(C,[512,256],[13,100],[0,0],byte))");
+  const auto c = form_of("hvector(47,1,131072,hvector(13,1,256,vector(100,1,1,byte)))");
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a, c);
+  ASSERT_TRUE(a.strided());
+  EXPECT_EQ(a.pieces.front(), (canon::StridedBlock{0, 100, {{13, 256}, {47, 131072}}}));
+}
+
+TEST(Decode, FloatEqualsFourBytes) {
+  const auto f = form_of("float");
+  EXPECT_EQ(f, form_of("contiguous(4,byte)"));
+  EXPECT_EQ(f, form_of("hindexed([1,1,1,1],[0,1,2,3],byte)"));
+  EXPECT_EQ(f, form_of("indexed_block(1,[0,1,2,3],char)"));
+}
+
+TEST(Decode, PairTypesKeepTheirHoles) {
+  const auto short_int = form_of("short_int");
+  ASSERT_EQ(short_int.pieces.size(), 2u);
+  EXPECT_EQ(short_int.pieces[0], (canon::StridedBlock{0, sizeof(short), {}}));
+  EXPECT_EQ(short_int.pieces[1].block, static_cast<std::int64_t>(sizeof(int)));
+  EXPECT_TRUE(form_of("2int").strided());
+  EXPECT_EQ(form_of("float_int").size, 8);
+}
+
+TEST(Decode, EveryNamedTypeIsCovered) {
+  for (const auto& named : typespec::named_types()) {
+    auto plan = plan::build_plan(named.type);
+    int size = 0;
+    MPI_Type_size(named.type, &size);
+    EXPECT_TRUE(plan->supported) << named.name << ": " << plan->reason;
+    EXPECT_EQ(plan->form.size, size) << named.name;
+  }
+}
+
+TEST(Decode, BoundsAreTheMpisOwn) {
+  for (const char* text : {"resized(-8,40,vector(3,1,2,int))", "hindexed([2,1],[-16,8],double)",
+                           "struct([1,2],[-3,5],[char,short])", "subarray(F,[4,5],[1,2],[3,1],int)",
+                           "darray(4,3,C,[7,5],[cyclic,block],[2,default],[2,2],double)"}) {
+    MPI_Datatype t = typespec::build_type(text);
+    MPI_Type_commit(&t);
+    auto plan = plan::build_plan(t);
+    MPI_Aint lb, extent, tlb, textent;
+    MPI_Type_get_extent(t, &lb, &extent);
+    MPI_Type_get_true_extent(t, &tlb, &textent);
+    EXPECT_TRUE(plan->supported) << text;
+    EXPECT_EQ(plan->bounds.lb, lb) << text;
+    EXPECT_EQ(plan->bounds.extent, extent) << text;
+    EXPECT_EQ(plan->bounds.true_lb, tlb) << text;
+    EXPECT_EQ(plan->bounds.true_extent, textent) << text;
+    MPI_Type_free(&t);
+  }
+}
+
+TEST(Decode, ExplanationRecordsTheSteps) {
+  MPI_Datatype t = typespec::build_type("vector(8,2,4,int)");
+  MPI_Type_commit(&t);
+  plan::Explanation explanation;
+  auto plan = plan::build_plan(t, &explanation);
+  const std::string text = plan::describe(*plan, &explanation);
+  EXPECT_NE(text.find("dense-folding"), std::string::npos) << text;
+  EXPECT_NE(text.find("canonical: strided"), std::string::npos) << text;
+  MPI_Type_free(&t);
+}
+
+}  // namespace
+}  // namespace strider
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  MPI_Init(&argc, &argv);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  const int rc = RUN_ALL_TESTS();
+  MPI_Finalize();
+  return rc;
+}
