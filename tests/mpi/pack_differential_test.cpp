@@ -146,3 +146,54 @@ TEST(PackDifferential, RandomTypesMatchTheSystemMpi) {
 
 }  // namespace
 }  // namespace strider::testing
+
+namespace strider::testing {
+namespace {
+
+// Types on which a system MPI is known to deviate from the standard's typemap. Strider must
+// give the standard's bytes; whether the system MPI agrees is printed, not asserted.
+TEST(KnownMpiDeviations, StriderFollowsTheStandard) {
+  const char* const types[] = {
+      "vector(4,1,-1,byte)",          // Open MPI 4.1: byte stride -1 packed forwards
+      "hvector(3,1,-1,int8_t)",       // same, as hvector
+      "vector(2,1,-1,c_bool)",        // same
+      "contiguous(3,long_double)",    // MPICH 4.0: only the 10 value bytes are copied
+      "struct([1,1],[0,32],[long_double,int])",
+  };
+  for (const char* text : types) {
+    MPI_Datatype type = typespec::build_type(text);
+    ASSERT_EQ(MPI_Type_commit(&type), MPI_SUCCESS);
+    const auto layout = typespec::layout_of(typespec::parse(text));
+    ASSERT_TRUE(layout.has_value()) << text;
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(type, &lb, &extent);
+    int size = 0;
+    MPI_Type_size(type, &size);
+    std::mt19937_64 rng(5);
+    for (int count = 1; count <= 3; ++count) {
+      ElementBuffer user = element_buffer(type, count, rng);
+      std::vector<unsigned char> ours(size * count), theirs(size * count);
+      int p1 = 0, p2 = 0;
+      const strider_stats before = stats();
+      MPI_Pack(user.origin(), count, type, ours.data(), size * count, &p1, MPI_COMM_SELF);
+      EXPECT_EQ(stats().packs_host, before.packs_host + 1) << text;
+      PMPI_Pack(user.origin(), count, type, theirs.data(), size * count, &p2, MPI_COMM_SELF);
+      EXPECT_EQ(ours, reference_pack(*layout, extent, count, user.origin())) << text;
+      if (count == 1 && world_rank() == 0) {
+        std::printf("%-42s system MPI %s the standard\n", text,
+                    ours == theirs ? "agrees with" : "DEVIATES from");
+      }
+      // Unpack restores exactly the typemap's bytes.
+      ElementBuffer back = element_buffer(type, count, rng);
+      ElementBuffer want = back;
+      int p3 = 0;
+      MPI_Unpack(ours.data(), size * count, &p3, back.origin(), count, type, MPI_COMM_SELF);
+      reference_unpack(*layout, extent, count, ours.data(), want.origin());
+      EXPECT_TRUE(back.bytes == want.bytes) << text;
+    }
+    MPI_Type_free(&type);
+  }
+}
+
+}  // namespace
+}  // namespace strider::testing
