@@ -1,5 +1,6 @@
 #include "canon/canonicalize.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "canon/passes.hpp"
@@ -44,11 +45,35 @@ class Lowering {
           sb.dims.push_back(Dim{node.count, node.stride});
           return push(std::move(sb), out);
         }
+        // Copies of the child are shifted by the stride. Its pieces are already normalized and
+        // merged, so only the junction between copies could merge; when the first junction does
+        // not, none does (they are translates of each other) and the copies are appended as they
+        // are, which keeps unrolling cheap.
+        const auto total = static_cast<std::size_t>(node.count) * inner.size();
+        out.reserve(out.size() + std::min(total, max_pieces_));
+        StridedBlock last = inner.back(), first = inner.front();
+        first.offset += node.stride;
+        if (try_append(last, first)) {
+          for (std::int64_t i = 0; i < node.count; ++i) {
+            for (const StridedBlock& piece : inner) {
+              StridedBlock sb = piece;
+              sb.offset += origin + i * node.stride;
+              if (!push_normalized(sb, out)) return false;
+            }
+          }
+          return true;
+        }
+        if (out.size() + total > max_pieces_ || (pushes_ += total) > 4 * max_pieces_) return false;
         for (std::int64_t i = 0; i < node.count; ++i) {
-          for (const StridedBlock& piece : inner) {
-            StridedBlock sb = piece;
+          for (std::size_t j = 0; j < inner.size(); ++j) {
+            StridedBlock sb = inner[j];
             sb.offset += origin + i * node.stride;
-            if (!push(std::move(sb), out)) return false;
+            // The very first piece may still continue what came before this stream.
+            if (i == 0 && j == 0) {
+              if (!push_normalized(sb, out)) return false;
+            } else {
+              out.push_back(sb);
+            }
           }
         }
         return true;
@@ -64,14 +89,18 @@ class Lowering {
 
  private:
   bool push(StridedBlock sb, std::vector<StridedBlock>& out) {
+    return push_normalized(normalized(sb), out);
+  }
+
+  // Appends a normalized piece, merging it into the last one where it continues it.
+  bool push_normalized(const StridedBlock& sb, std::vector<StridedBlock>& out) {
     // Unrolling is bounded by the work done, not only by the pieces kept, since pieces that
     // merge into their predecessor cost time but no memory.
     if (++pushes_ > 4 * max_pieces_) return false;
-    sb = normalized(std::move(sb));
     if (sb.empty()) return true;
     if (out.empty() || !try_append(out.back(), sb)) {
       if (out.size() >= max_pieces_) return false;
-      out.push_back(std::move(sb));
+      out.push_back(sb);
       return true;
     }
     // The grown last piece may now continue the one before it.
@@ -88,7 +117,11 @@ class Lowering {
 std::optional<CanonicalForm> lower(const ir::Node& node, std::size_t max_pieces) {
   CanonicalForm form;
   Lowering lowering(max_pieces);
-  if (!lowering.emit(node, 0, form.pieces)) return std::nullopt;
+  try {
+    if (!lowering.emit(node, 0, form.pieces)) return std::nullopt;
+  } catch (const std::length_error&) {
+    return std::nullopt;  // more irreducible dims than a strided block holds
+  }
   for (const StridedBlock& sb : form.pieces) form.size += sb.packed_bytes();
   return form;
 }

@@ -10,8 +10,7 @@ std::int64_t StridedBlock::blocks() const {
 
 StridedBlock normalized(StridedBlock sb) {
   if (sb.empty()) return {};
-  std::vector<Dim> dims;
-  dims.reserve(sb.dims.size());
+  DimList dims;
   for (const Dim& d : sb.dims) {
     if (d.count == 1) continue;  // stream elision
     if (dims.empty() && d.stride == sb.block) {

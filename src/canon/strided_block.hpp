@@ -2,7 +2,10 @@
 // and the ordered list of such pieces that a whole datatype lowers to.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,12 +17,48 @@ struct Dim {
   friend bool operator==(const Dim&, const Dim&) = default;
 };
 
+// Up to kMaxDims dims stored inline: strided blocks are copied and rebuilt in hot loops (lowering,
+// plans per call), where a heap allocation per block would dominate. A type that needs more
+// irreducible dims than this is left to the MPI.
+constexpr std::size_t kMaxDims = 8;
+
+class DimList {
+ public:
+  DimList() = default;
+  DimList(std::initializer_list<Dim> dims) {
+    for (const Dim& d : dims) push_back(d);
+  }
+  void push_back(Dim d) {
+    if (size_ == kMaxDims) throw std::length_error("more than kMaxDims strided dims");
+    dims_[size_++] = d;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  Dim& operator[](std::size_t i) { return dims_[i]; }
+  const Dim& operator[](std::size_t i) const { return dims_[i]; }
+  Dim& front() { return dims_[0]; }
+  const Dim& front() const { return dims_[0]; }
+  Dim& back() { return dims_[size_ - 1]; }
+  const Dim& back() const { return dims_[size_ - 1]; }
+  const Dim* begin() const { return dims_.data(); }
+  const Dim* end() const { return dims_.data() + size_; }
+  friend bool operator==(const DimList& a, const DimList& b) {
+    return a.size_ == b.size_ && std::equal(a.begin(), a.end(), b.begin());
+  }
+
+ private:
+  std::array<Dim, kMaxDims> dims_{};
+  std::size_t size_ = 0;
+};
+
 // `block` dense bytes at offset + sum_k i_k * dims[k].stride, packed with dims[0] varying fastest.
 // dims are listed innermost first, outermost last.
 struct StridedBlock {
   std::int64_t offset = 0;
   std::int64_t block = 0;
-  std::vector<Dim> dims;
+  DimList dims;
 
   std::int64_t blocks() const;  // number of dense blocks
   std::int64_t packed_bytes() const { return block * blocks(); }

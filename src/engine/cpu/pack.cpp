@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <memory>
 
 namespace strider::engine::cpu {
 namespace {
@@ -35,15 +34,7 @@ std::byte* walk(const StridedBlock& sb, std::byte* origin, std::byte* packed, Co
   const Dim inner = sb.dims.front();
   const std::size_t outer_dims = sb.dims.size() - 1;
   // An odometer over the outer dims; the innermost dim is the tight loop.
-  constexpr std::size_t kInline = 8;
-  std::array<std::int64_t, kInline> inline_index{};
-  std::unique_ptr<std::int64_t[]> heap_index;
-  std::int64_t* index = inline_index.data();
-  if (outer_dims > kInline) {
-    heap_index = std::make_unique<std::int64_t[]>(outer_dims);
-    index = heap_index.get();
-  }
-  std::fill(index, index + outer_dims, 0);
+  std::array<std::int64_t, canon::kMaxDims> index{};
   std::byte* row = start;
   for (;;) {
     std::byte* p = row;
@@ -74,7 +65,9 @@ std::byte* walk_any(const StridedBlock& sb, std::byte* origin, std::byte* packed
     case 8: return walk<kPack>(sb, origin, packed, FixedCopy<8>{}, block);
     case 12: return walk<kPack>(sb, origin, packed, FixedCopy<12>{}, block);
     case 16: return walk<kPack>(sb, origin, packed, FixedCopy<16>{}, block);
+    case 24: return walk<kPack>(sb, origin, packed, FixedCopy<24>{}, block);
     case 32: return walk<kPack>(sb, origin, packed, FixedCopy<32>{}, block);
+    case 64: return walk<kPack>(sb, origin, packed, FixedCopy<64>{}, block);
     default: return walk<kPack>(sb, origin, packed, RuntimeCopy{block}, block);
   }
 }
@@ -84,11 +77,18 @@ void run(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t cou
          std::byte* origin, std::byte* packed) {
   if (count <= 0 || form.size == 0) return;
   if (form.strided()) {
-    // The element count becomes the outermost dim, so e.g. count x contiguous is one memcpy.
-    StridedBlock sb = form.pieces.front();
-    sb.dims.push_back(Dim{count, extent});
-    walk_any<kPack>(canon::normalized(std::move(sb)), origin, packed);
-    return;
+    const StridedBlock& piece = form.pieces.front();
+    if (count == 1) {
+      walk_any<kPack>(piece, origin, packed);
+      return;
+    }
+    if (piece.dims.size() < canon::kMaxDims) {
+      // The element count becomes the outermost dim, so e.g. count x contiguous is one memcpy.
+      StridedBlock sb = piece;
+      sb.dims.push_back(Dim{count, extent});
+      walk_any<kPack>(canon::normalized(sb), origin, packed);
+      return;
+    }
   }
   for (std::int64_t e = 0; e < count; ++e) {
     std::byte* element = origin + e * extent;
