@@ -13,6 +13,6 @@ echo "== strider-explain: one box, two constructions =="
 "$mpiexec" -n 1 "${flags[@]}" "$build/tools/strider-explain" \
   'subarray(C,[1024,512,256],[47,13,100],[0,0,0],byte)' \
   'hvector(47,1,131072,hvector(13,1,256,vector(100,1,1,byte)))'
-echo "== 3D halo exchange, 2 ranks, Strider preloaded (STRIDER_HOST_ENGINE=${STRIDER_HOST_ENGINE:-on}) =="
+echo "== 3D halo exchange, 2 ranks, Strider preloaded (STRIDER_HOST_ENGINE=${STRIDER_HOST_ENGINE:-auto}) =="
 "$mpiexec" -n 2 "${flags[@]}" env LD_PRELOAD="$PWD/$build/src/libstrider.so" \
-  STRIDER_HOST_ENGINE="${STRIDER_HOST_ENGINE:-on}" "$build/examples/halo3d"
+  STRIDER_HOST_ENGINE="${STRIDER_HOST_ENGINE:-auto}" "$build/examples/halo3d"

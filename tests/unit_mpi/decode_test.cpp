@@ -95,3 +95,31 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return rc;
 }
+
+#include "plan/host_policy.hpp"
+
+namespace strider {
+namespace {
+
+bool wins(const std::string& text) {
+  MPI_Datatype t = typespec::build_type(text);
+  MPI_Type_commit(&t);
+  const bool w = plan::host_engine_wins(*plan::build_plan(t));
+  if (!typespec::is_named(t)) MPI_Type_free(&t);
+  return w;
+}
+
+TEST(HostPolicy, FollowsTheMeasuredBlockSizes) {
+  EXPECT_TRUE(wins("vector(1024,1,512,byte)"));
+  EXPECT_TRUE(wins("vector(1024,32,512,byte)"));
+  EXPECT_FALSE(wins("contiguous(1024,double)"));  // one dense block: the MPI's memcpy
+  EXPECT_FALSE(wins("vector(1024,512,1024,byte)"));
+#if defined(OPEN_MPI)
+  EXPECT_FALSE(wins("vector(1024,128,512,byte)"));
+#elif defined(MPICH_VERSION)
+  EXPECT_TRUE(wins("vector(1024,128,512,byte)"));
+#endif
+}
+
+}  // namespace
+}  // namespace strider
