@@ -116,13 +116,39 @@ class Lowering {
 
 std::optional<CanonicalForm> lower(const ir::Node& node, std::size_t max_pieces) {
   CanonicalForm form;
-  Lowering lowering(max_pieces);
   try {
-    if (!lowering.emit(node, 0, form.pieces)) return std::nullopt;
+    // Streams at the root over a non-strided part become the form's repetition instead of
+    // being unrolled: a vector of structs stays the struct's few pieces.
+    DimList outer;  // outermost first while peeling
+    std::int64_t base = 0;
+    const ir::Node* inner = &node;
+    while (inner->is_stream() && outer.size() < kMaxDims) {
+      outer.push_back(Dim{inner->count, inner->stride});
+      base += inner->offset;
+      inner = &inner->child();
+    }
+    std::vector<StridedBlock> pieces;
+    if (!outer.empty() && Lowering(max_pieces).emit(*inner, base, pieces) && pieces.size() > 1) {
+      form.pieces = std::move(pieces);
+      for (std::size_t k = outer.size(); k-- > 0;) {
+        const Dim d = outer[k];
+        if (d.count == 1) continue;
+        if (!form.repeat.empty() && d.stride == form.repeat.back().count * form.repeat.back().stride) {
+          form.repeat.back().count *= d.count;
+        } else {
+          form.repeat.push_back(d);
+        }
+      }
+    } else if (!Lowering(max_pieces).emit(node, 0, form.pieces)) {
+      return std::nullopt;
+    }
   } catch (const std::length_error&) {
     return std::nullopt;  // more irreducible dims than a strided block holds
   }
-  for (const StridedBlock& sb : form.pieces) form.size += sb.packed_bytes();
+  std::int64_t piece_bytes = 0;
+  for (const StridedBlock& sb : form.pieces) piece_bytes += sb.packed_bytes();
+  form.size = piece_bytes * form.repetitions();
+  if (form.size == 0) form = CanonicalForm{};
   return form;
 }
 

@@ -67,8 +67,19 @@ std::string to_string(const StridedBlock& sb) {
   return out + "}";
 }
 
+std::int64_t CanonicalForm::repetitions() const {
+  std::int64_t n = 1;
+  for (const Dim& d : repeat) n *= d.count;
+  return n;
+}
+
 std::string to_string(const CanonicalForm& form) {
   std::string out = form.strided() ? "strided " : std::to_string(form.pieces.size()) + " pieces ";
+  if (!form.repeat.empty()) {
+    out += "repeated";
+    for (const Dim& d : form.repeat) out += " " + std::to_string(d.count) + "x" + std::to_string(d.stride);
+    out += " ";
+  }
   out += "(size " + std::to_string(form.size) + "): ";
   constexpr std::size_t kShown = 8;
   for (std::size_t i = 0; i < form.pieces.size() && i < kShown; ++i) {

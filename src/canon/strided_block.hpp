@@ -76,12 +76,16 @@ StridedBlock normalized(StridedBlock sb);
 // (contiguous dense blocks, or one more step of the outermost stride). Both must be normalized.
 bool try_append(StridedBlock& run, const StridedBlock& next);
 
-// A datatype's canonical form: pieces in typemap order. One piece means "strided".
+// A datatype's canonical form: the pieces in typemap order, the whole sequence repeated over
+// `repeat` (innermost first; offset + sum_k i_k * repeat[k].stride), e.g. a vector of structs is
+// the struct's pieces repeated. One piece and no repeat means "strided".
 struct CanonicalForm {
   std::vector<StridedBlock> pieces;
+  DimList repeat;
   std::int64_t size = 0;  // packed bytes of one element
 
-  bool strided() const { return pieces.size() == 1; }
+  bool strided() const { return pieces.size() == 1 && repeat.empty(); }
+  std::int64_t repetitions() const;
   friend bool operator==(const CanonicalForm&, const CanonicalForm&) = default;
 };
 

@@ -15,15 +15,17 @@ namespace {
 
 using ir::Node;
 
+// The form's bytes, rebuilt as an IR tree (pieces listed, the list repeated) and enumerated.
 std::vector<std::int64_t> piece_offsets(const canon::CanonicalForm& form) {
-  std::vector<std::int64_t> out;
+  std::vector<Node> items;
   for (const canon::StridedBlock& sb : form.pieces) {
     Node n = Node::dense(sb.offset, sb.block);
     for (const canon::Dim& d : sb.dims) n = Node::stream(0, d.count, d.stride, std::move(n));
-    const auto part = ir::byte_offsets(n);
-    out.insert(out.end(), part.begin(), part.end());
+    items.push_back(std::move(n));
   }
-  return out;
+  Node all = Node::list(std::move(items));
+  for (const canon::Dim& d : form.repeat) all = Node::stream(0, d.count, d.stride, std::move(all));
+  return ir::byte_offsets(all);
 }
 
 constexpr std::uint64_t kSeed = 20261121;
@@ -156,11 +158,20 @@ TEST(Canonicalize, VectorOfStructWithHole) {
   const std::int64_t lengths[] = {1, 1}, disps[] = {0, 4};
   const ir::Child members[] = {{Node::dense(0, 1), 1}, {Node::dense(0, 4), 4}};
   const Node s = ir::structure(lengths, disps, members);
-  // Bytes 0 | 4..8 | 12..16 | 20..23: each int touches the next char.
-  const auto form = form_of(ir::contiguous(3, {s, 8}));
-  EXPECT_EQ(form.size, 15);
-  const std::vector<canon::StridedBlock> expected{{0, 1, {}}, {4, 5, {{2, 8}}}, {20, 4, {}}};
-  EXPECT_EQ(form.pieces, expected);
+  // Inside a list, the struct is unrolled: bytes 0 | 4..8 | 12..16 | 20..23 (each int touches
+  // the next char). At the root, the struct's two pieces are repeated instead.
+  const Node tail = Node::dense(100, 1);
+  const auto unrolled = form_of(Node::list({ir::contiguous(3, {s, 8}), tail}));
+  EXPECT_EQ(unrolled.size, 16);
+  const std::vector<canon::StridedBlock> expected{
+      {0, 1, {}}, {4, 5, {{2, 8}}}, {20, 4, {}}, {100, 1, {}}};
+  EXPECT_EQ(unrolled.pieces, expected);
+  EXPECT_TRUE(unrolled.repeat.empty());
+
+  const auto repeated = form_of(ir::contiguous(3, {s, 8}));
+  EXPECT_EQ(repeated.size, 15);
+  EXPECT_EQ(repeated.pieces, (std::vector<canon::StridedBlock>{{0, 1, {}}, {4, 4, {}}}));
+  EXPECT_EQ(repeated.repeat, (canon::DimList{{3, 8}}));
 }
 
 TEST(Canonicalize, EmptyTypes) {
@@ -172,9 +183,14 @@ TEST(Canonicalize, EmptyTypes) {
 TEST(Canonicalize, LoweringRespectsThePieceBudget) {
   const std::int64_t lengths[] = {1, 1, 1}, disps[] = {0, 2, 5};
   const Node s = ir::hindexed(lengths, disps, kByte);
-  const Node big = ir::contiguous(1000, {s, 7});
+  // Unrolled inside a list (the trailing byte keeps the stream from being the root).
+  const Node big = Node::list({ir::contiguous(1000, {s, 7}), Node::dense(-10, 1)});
   EXPECT_FALSE(canon::lower(canon::canonicalize(big), 100).has_value());
   EXPECT_TRUE(canon::lower(canon::canonicalize(big), 4000).has_value());
+  // At the root the same stream repeats its pieces, whatever its count.
+  const auto root = canon::lower(canon::canonicalize(ir::contiguous(1000000, {s, 7})), 100);
+  ASSERT_TRUE(root.has_value());
+  EXPECT_EQ(root->pieces.size(), 2u);  // {0, 1, 2x2} and {5, 1}
 }
 
 TEST(Canonicalize, TraceRecordsEachChange) {

@@ -90,9 +90,25 @@ void run(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t cou
       return;
     }
   }
+  // Elements, then the form's repetitions (an odometer, innermost first), then the pieces.
+  const std::size_t nrep = form.repeat.size();
+  std::array<std::int64_t, canon::kMaxDims> index{};
   for (std::int64_t e = 0; e < count; ++e) {
-    std::byte* element = origin + e * extent;
-    for (const StridedBlock& sb : form.pieces) packed = walk_any<kPack>(sb, element, packed);
+    std::byte* at = origin + e * extent;
+    for (;;) {
+      for (const StridedBlock& sb : form.pieces) packed = walk_any<kPack>(sb, at, packed);
+      std::size_t d = 0;
+      for (; d < nrep; ++d) {
+        const Dim& dim = form.repeat[d];
+        if (++index[d] < dim.count) {
+          at += dim.stride;
+          break;
+        }
+        at -= (dim.count - 1) * dim.stride;
+        index[d] = 0;
+      }
+      if (d == nrep) break;
+    }
   }
 }
 
