@@ -21,6 +21,10 @@ typedef struct strider_stats {
   uint64_t packs_forwarded;   /* MPI_Pack calls forwarded to the MPI */
   uint64_t unpacks_forwarded; /* MPI_Unpack calls forwarded to the MPI */
   uint64_t plans_cached;      /* plans in the cache now */
+  uint64_t packs_gpu;         /* MPI_Pack calls served by the GPU engine */
+  uint64_t unpacks_gpu;       /* MPI_Unpack calls served by the GPU engine */
+  uint64_t packs_staged;      /* MPI_Pack calls on GPU buffers staged through host memory */
+  uint64_t unpacks_staged;    /* MPI_Unpack calls on GPU buffers staged through host memory */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

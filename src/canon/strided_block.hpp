@@ -14,7 +14,10 @@ namespace strider::canon {
 struct Dim {
   std::int64_t count = 1;
   std::int64_t stride = 0;  // bytes, may be negative or zero
-  friend bool operator==(const Dim&, const Dim&) = default;
+  // Spelled out (not defaulted) because CUDA sources include this header as C++17.
+  friend bool operator==(const Dim& a, const Dim& b) {
+    return a.count == b.count && a.stride == b.stride;
+  }
 };
 
 // Up to kMaxDims dims stored inline: strided blocks are copied and rebuilt in hot loops (lowering,
@@ -63,7 +66,9 @@ struct StridedBlock {
   std::int64_t blocks() const;  // number of dense blocks
   std::int64_t packed_bytes() const { return block * blocks(); }
   bool empty() const { return packed_bytes() == 0; }
-  friend bool operator==(const StridedBlock&, const StridedBlock&) = default;
+  friend bool operator==(const StridedBlock& a, const StridedBlock& b) {
+    return a.offset == b.offset && a.block == b.block && a.dims == b.dims;
+  }
 };
 
 // Rewrites `sb` into its normal form without changing its ordered byte sequence:
@@ -86,7 +91,9 @@ struct CanonicalForm {
 
   bool strided() const { return pieces.size() == 1 && repeat.empty(); }
   std::int64_t repetitions() const;
-  friend bool operator==(const CanonicalForm&, const CanonicalForm&) = default;
+  friend bool operator==(const CanonicalForm& a, const CanonicalForm& b) {
+    return a.pieces == b.pieces && a.repeat == b.repeat && a.size == b.size;
+  }
 };
 
 std::string to_string(const StridedBlock& sb);

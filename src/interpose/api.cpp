@@ -5,6 +5,7 @@
 
 #include "interpose/next.hpp"
 #include "interpose/state.hpp"
+#include "engine/cuda/gpu_engine.hpp"
 #include "plan/host_policy.hpp"
 #include "runtime/config.hpp"
 
@@ -21,6 +22,10 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->packs_forwarded = c.packs_forwarded.load();
   out->unpacks_forwarded = c.unpacks_forwarded.load();
   out->plans_cached = interpose::plans().size();
+  out->packs_gpu = c.packs_gpu.load();
+  out->unpacks_gpu = c.unpacks_gpu.load();
+  out->packs_staged = c.packs_staged.load();
+  out->unpacks_staged = c.unpacks_staged.load();
   return 0;
 }
 
@@ -34,6 +39,12 @@ STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int si
                        plan::host_engine_wins(*p));
     text += std::string("engine for host buffers: ") +
             (host && !runtime::config().disabled ? "strider-cpu" : "system MPI") + "\n";
+    text += std::string("engine for GPU buffers: ") +
+            (engine::cuda::available() && runtime::config().gpu_engine
+                 ? (p->form.strided() ? "strider-gpu (strided kernel)"
+                                      : "strider-gpu (block-list kernel)")
+                 : "staged through host memory") +
+            "\n";
   }
   if (buffer != nullptr && size > 0) {
     const std::size_t n = std::min<std::size_t>(text.size(), static_cast<std::size_t>(size - 1));

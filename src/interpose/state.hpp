@@ -19,6 +19,10 @@ struct Counters {
   std::atomic<std::uint64_t> unpacks_host{0};
   std::atomic<std::uint64_t> packs_forwarded{0};
   std::atomic<std::uint64_t> unpacks_forwarded{0};
+  std::atomic<std::uint64_t> packs_gpu{0};
+  std::atomic<std::uint64_t> unpacks_gpu{0};
+  std::atomic<std::uint64_t> packs_staged{0};
+  std::atomic<std::uint64_t> unpacks_staged{0};
 };
 
 Counters& counters();

@@ -38,7 +38,11 @@ struct Node {
   const Node& child() const { return children.front(); }
   Node& child() { return children.front(); }
 
-  friend bool operator==(const Node&, const Node&) = default;
+  // Spelled out (not defaulted) because CUDA sources include this header as C++17.
+  friend bool operator==(const Node& a, const Node& b) {
+    return a.kind == b.kind && a.offset == b.offset && a.bytes == b.bytes && a.count == b.count &&
+           a.stride == b.stride && a.children == b.children;
+  }
 };
 
 // Number of bytes in the node's sequence (the packed size of one element).

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,19 @@
 
 namespace strider::plan {
 
+// State an engine attaches to a plan (e.g. a block list's device tables), released with it.
+struct EngineCache {
+  std::mutex mutex;
+  std::shared_ptr<void> state;
+};
+
 struct Plan {
   bool supported = false;
   std::string reason;            // why not supported
   canon::CanonicalForm form;     // valid when supported
   decode::Bounds bounds;         // the MPI's own figures
   int ir_depth = 0;
+  mutable EngineCache gpu;       // the GPU engine's per-type state
 };
 
 // What building a plan went through, for strider-explain and debug logs.

@@ -43,6 +43,7 @@ Config parse_config(const Getenv& getenv) {
   parse_choice(getenv, "STRIDER_DISABLE", kBool, c.disabled, c.problems);
   parse_choice(getenv, "STRIDER_LOG", kLog, c.log_level, c.problems);
   parse_choice(getenv, "STRIDER_HOST_ENGINE", kEngine, c.host_engine, c.problems);
+  parse_choice(getenv, "STRIDER_GPU_ENGINE", kBool, c.gpu_engine, c.problems);
   return c;
 }
 

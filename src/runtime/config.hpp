@@ -14,6 +14,7 @@ struct Config {
   bool disabled = false;                  // STRIDER_DISABLE
   LogLevel log_level = LogLevel::Warn;    // STRIDER_LOG
   HostEngine host_engine = HostEngine::Auto;  // STRIDER_HOST_ENGINE
+  bool gpu_engine = true;                 // STRIDER_GPU_ENGINE
   std::vector<std::string> problems;      // one message per invalid value (defaults were used)
 };
 

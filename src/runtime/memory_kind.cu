@@ -12,31 +12,39 @@ namespace {
 
 std::atomic<bool> g_cuda_unusable{false};
 
+bool no_gpu_here(cudaError_t rc) {
+  return rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver ||
+         rc == cudaErrorInitializationError || rc == cudaErrorCompatNotSupportedOnDevice;
+}
+
 }  // namespace
 
-MemoryKind memory_kind(const void* p) {
-  if (p == nullptr || g_cuda_unusable.load(std::memory_order_relaxed)) return MemoryKind::Host;
-  cudaPointerAttributes attributes{};
-  const cudaError_t rc = cudaPointerGetAttributes(&attributes, p);
+PointerInfo pointer_info(const void* p) {
+  if (p == nullptr || g_cuda_unusable.load(std::memory_order_relaxed)) return {};
+  cudaPointerAttributes a{};
+  const cudaError_t rc = cudaPointerGetAttributes(&a, p);
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();  // clear the error so the application does not see it
-    if (rc == cudaErrorNoDevice || rc == cudaErrorInsufficientDriver ||
-        rc == cudaErrorInitializationError || rc == cudaErrorCompatNotSupportedOnDevice) {
+    if (no_gpu_here(rc)) {
       if (!g_cuda_unusable.exchange(true)) {
         log(LogLevel::Info, "CUDA unusable here (%s): treating all buffers as host memory",
             cudaGetErrorString(rc));
       }
-      return MemoryKind::Host;
+      return {};
     }
-    // Unknown failure: do not let the CPU touch what might be device memory.
+    // Unknown failure: let neither engine touch what might be device memory.
     log(LogLevel::Warn, "cudaPointerGetAttributes failed (%s)", cudaGetErrorString(rc));
-    return MemoryKind::Device;
+    return {MemoryKind::Device, -1, nullptr};
   }
-  switch (attributes.type) {
-    case cudaMemoryTypeDevice: return MemoryKind::Device;
-    case cudaMemoryTypeManaged: return MemoryKind::Managed;
-    case cudaMemoryTypeHost: return MemoryKind::PinnedHost;
-    default: return MemoryKind::Host;
+  switch (a.type) {
+    case cudaMemoryTypeDevice:
+      return {MemoryKind::Device, a.device, const_cast<void*>(p)};
+    case cudaMemoryTypeManaged:
+      return {MemoryKind::Managed, a.device, const_cast<void*>(p)};
+    case cudaMemoryTypeHost:
+      return {MemoryKind::PinnedHost, a.device, a.devicePointer};
+    default:
+      return {};
   }
 }
 

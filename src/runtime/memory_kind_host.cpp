@@ -3,6 +3,6 @@
 
 namespace strider::runtime {
 
-MemoryKind memory_kind(const void*) { return MemoryKind::Host; }
+PointerInfo pointer_info(const void*) { return {}; }
 
 }  // namespace strider::runtime

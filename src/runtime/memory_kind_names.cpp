@@ -2,6 +2,18 @@
 
 namespace strider::runtime {
 
+BufferView view_buffer(const void* address, std::int64_t probe) {
+  BufferView v;
+  v.host = static_cast<std::byte*>(const_cast<void*>(address));
+  v.info = pointer_info(v.host + probe);
+  if (gpu_resident(v.info.kind)) {
+    v.device = v.host;
+  } else if (v.info.kind == MemoryKind::PinnedHost && v.info.device_pointer != nullptr) {
+    v.device = static_cast<std::byte*>(v.info.device_pointer) - probe;
+  }
+  return v;
+}
+
 const char* to_string(MemoryKind kind) {
   switch (kind) {
     case MemoryKind::Host: return "host";

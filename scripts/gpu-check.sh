@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on the GPU box: probe the machine, build (sm_90), run every test that can run there
+# (the GPU-labelled ones included) and the GPU benchmarks, and leave logs/CSV/PNG under $OUT.
+# Usage: scripts/gpu-check.sh [--probe-only] [--no-bench]      (OUT defaults to ./gpu-out)
+set -uo pipefail
+probe_only=0; bench=1
+for a in "$@"; do
+  case $a in
+    --probe-only) probe_only=1 ;;
+    --no-bench) bench=0 ;;
+    --help|-h) sed -n '2,4p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  esac
+done
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+
+{
+  echo "== probe $(date -u +%FT%TZ)"
+  nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+  nvcc --version | tail -1; cmake --version | head -1; ninja --version
+  for t in mpicc.openmpi mpirun.openmpi mpicc.mpich compute-sanitizer g++; do
+    printf '%s: %s\n' "$t" "$(command -v $t || echo missing)"
+  done
+  ls /usr/lib/x86_64-linux-gnu/libgtest* /usr/include/gtest/gtest.h /usr/src/googletest 2>&1 | head -5
+  ls /usr/include/CLI/CLI.hpp 2>&1
+} 2>&1 | tee "$OUT/probe.txt"
+[[ $probe_only == 1 ]] && exit 0
+
+gtest_args=()
+if [[ ! -e /usr/include/gtest/gtest.h && -d .deps/googletest ]]; then
+  gtest_args=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+fi
+cli_args=()
+[[ ! -e /usr/include/CLI/CLI.hpp && -d .deps/CLI11 ]] && cli_args=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
+
+build=build/gpu-openmpi
+set -o pipefail
+cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
+      -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest_args[@]}" "${cli_args[@]}" 2>&1 | tail -5 | tee "$OUT/configure.txt"
+cmake --build $build -j 16 2>&1 | tail -20 | tee "$OUT/build.txt"
+ctest --test-dir $build --output-on-failure -j 8 2>&1 | tee "$OUT/ctest.txt" | tail -40
+# The GPU tests' own summary lines (seeds, counts) for the record.
+ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
+  | tee "$OUT/gpu-tests.txt"
+
+if [[ ${SANITIZE:-1} == 1 ]]; then
+  echo "== compute-sanitizer memcheck" | tee "$OUT/sanitizer.txt"
+  compute-sanitizer --tool memcheck --error-exitcode 9 --target-processes all \
+    $build/tests/gpu/gpu_kernel_test 2>&1 | tail -5 | tee -a "$OUT/sanitizer.txt"
+  STRIDER_TEST_TYPES=400 compute-sanitizer --tool memcheck --error-exitcode 9 \
+    --target-processes all env LD_PRELOAD=$PWD/$build/src/libstrider.so \
+    $build/tests/gpu/gpu_pack_test_engine_on 2>&1 | tail -5 | tee -a "$OUT/sanitizer.txt"
+fi

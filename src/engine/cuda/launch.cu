@@ -1,0 +1,85 @@
+#include <algorithm>
+#include <type_traits>
+
+#include "engine/cuda/kernels.cuh"
+#include "engine/cuda/launch.hpp"
+
+namespace strider::engine::cuda {
+namespace {
+
+unsigned grid_for(std::uint64_t total_words, int multiprocessors) {
+  const std::uint64_t per_block = std::uint64_t{kThreads} * kUnroll;
+  const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
+  // Enough resident blocks to saturate memory; the grid-stride loop covers the rest.
+  const std::uint64_t cap = static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 16;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
+}
+
+template <int W, class Div>
+cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed, Direction d,
+                      cudaStream_t stream, unsigned grid) {
+  StridedLaunch<Div> l;
+  if constexpr (std::is_same_v<Div, FastDivmod32>) {
+    l = launch32(s);
+  } else {
+    l = launch64(s);
+  }
+  if (d == Direction::Pack) {
+    strided_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
+  } else {
+    strided_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+  }
+  return cudaGetLastError();
+}
+
+template <int W, class Div>
+cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte* user,
+                   std::byte* packed, Direction d, cudaStream_t stream, unsigned grid) {
+  const ListLaunch<Div> l =
+      list_launch<Div>(s, static_cast<const PieceDesc<Div>*>(table), npieces);
+  if (d == Direction::Pack) {
+    list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
+  } else {
+    list_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+  }
+  return cudaGetLastError();
+}
+
+// Calls f(Div{}, std::integral_constant<int, W>{}) for the run-time word size and index width.
+template <class F>
+cudaError_t dispatch(int word, bool wide, F&& f) {
+  const auto by_word = [&](auto div) {
+    switch (word) {
+      case 16: return f(div, std::integral_constant<int, 16>{});
+      case 8: return f(div, std::integral_constant<int, 8>{});
+      case 4: return f(div, std::integral_constant<int, 4>{});
+      case 2: return f(div, std::integral_constant<int, 2>{});
+      default: return f(div, std::integral_constant<int, 1>{});
+    }
+  };
+  return wide ? by_word(Divmod64{}) : by_word(FastDivmod32{});
+}
+
+}  // namespace
+
+cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user,
+                           std::byte* packed, Direction direction, cudaStream_t stream,
+                           int multiprocessors) {
+  const unsigned grid = grid_for(shape.total_words, multiprocessors);
+  return dispatch(shape.word, wide, [&](auto div, auto word) {
+    return strided_w<decltype(word)::value, decltype(div)>(shape, user, packed, direction, stream,
+                                                           grid);
+  });
+}
+
+cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, bool wide,
+                        std::byte* user, std::byte* packed, Direction direction,
+                        cudaStream_t stream, int multiprocessors) {
+  const unsigned grid = grid_for(shape.total_words, multiprocessors);
+  return dispatch(shape.word, wide, [&](auto div, auto word) {
+    return list_w<decltype(word)::value, decltype(div)>(shape, table, npieces, user, packed,
+                                                        direction, stream, grid);
+  });
+}
+
+}  // namespace strider::engine::cuda

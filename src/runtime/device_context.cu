@@ -1,0 +1,89 @@
+#include "runtime/device_context.hpp"
+
+#include <array>
+#include <memory>
+
+namespace strider::runtime {
+namespace {
+
+constexpr int kMaxDevices = 64;
+std::mutex g_contexts_mutex;
+std::array<std::unique_ptr<DeviceContext>, kMaxDevices> g_contexts;
+
+}  // namespace
+
+std::string cuda_error_text(const char* what, cudaError_t rc) {
+  return std::string(what) + ": " + cudaGetErrorName(rc) + " (" + cudaGetErrorString(rc) + ")";
+}
+
+DeviceContext* DeviceContext::get(int device, std::string& error) {
+  if (device < 0 || device >= kMaxDevices) {
+    error = "no such device " + std::to_string(device);
+    return nullptr;
+  }
+  std::lock_guard lock(g_contexts_mutex);
+  if (g_contexts[device]) return g_contexts[device].get();
+  DeviceGuard guard(device);
+  if (!guard.ok()) {
+    error = "cannot select device " + std::to_string(device);
+    return nullptr;
+  }
+  std::unique_ptr<DeviceContext> ctx(new DeviceContext);
+  ctx->device_ = device;
+  cudaError_t rc = cudaStreamCreateWithFlags(&ctx->stream_, cudaStreamNonBlocking);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    error = cuda_error_text("cudaStreamCreateWithFlags", rc);
+    return nullptr;
+  }
+  rc = cudaDeviceGetAttribute(&ctx->multiprocessors_, cudaDevAttrMultiProcessorCount, device);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    ctx->multiprocessors_ = 1;
+  }
+  g_contexts[device] = std::move(ctx);
+  return g_contexts[device].get();
+}
+
+void* DeviceContext::scratch(std::size_t bytes) {
+  if (bytes <= scratch_bytes_) return scratch_;
+  if (scratch_ != nullptr) {
+    cudaStreamSynchronize(stream_);  // the old buffer may still be read by queued work
+    cudaFree(scratch_);
+    scratch_ = nullptr;
+    scratch_bytes_ = 0;
+  }
+  // Grow geometrically so a sequence of growing messages allocates O(log n) times.
+  std::size_t want = 1 << 20;
+  while (want < bytes) want *= 2;
+  if (cudaMalloc(&scratch_, want) != cudaSuccess) {
+    (void)cudaGetLastError();
+    scratch_ = nullptr;
+    if (cudaMalloc(&scratch_, bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      scratch_ = nullptr;
+      return nullptr;
+    }
+    want = bytes;
+  }
+  scratch_bytes_ = want;
+  return scratch_;
+}
+
+DeviceGuard::DeviceGuard(int device) {
+  if (cudaGetDevice(&previous_) != cudaSuccess) {
+    (void)cudaGetLastError();
+    previous_ = -1;
+  }
+  ok_ = previous_ == device || cudaSetDevice(device) == cudaSuccess;
+  if (!ok_) (void)cudaGetLastError();
+}
+
+DeviceGuard::~DeviceGuard() {
+  int now = -1;
+  if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) {
+    cudaSetDevice(previous_);
+  }
+}
+
+}  // namespace strider::runtime

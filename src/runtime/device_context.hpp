@@ -1,0 +1,56 @@
+// Per-GPU resources, created lazily on first use (applications pick their device after
+// MPI_Init): a non-blocking stream, a growable scratch buffer and the device's properties.
+// CUDA-only header.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+namespace strider::runtime {
+
+class DeviceContext {
+ public:
+  // The context of `device`, or nullptr (with `error` set) if its stream cannot be created.
+  static DeviceContext* get(int device, std::string& error);
+
+  // Serializes the users of the stream and the scratch buffer.
+  std::mutex& mutex() { return mutex_; }
+  cudaStream_t stream() const { return stream_; }
+  int device() const { return device_; }
+  int multiprocessors() const { return multiprocessors_; }
+
+  // A device buffer of at least `bytes`, reused across calls; nullptr when the device is out of
+  // memory (the caller falls back), the error cleared. Call with mutex() held.
+  void* scratch(std::size_t bytes);
+
+ private:
+  DeviceContext() = default;
+  std::mutex mutex_;
+  cudaStream_t stream_ = nullptr;
+  int device_ = -1;
+  int multiprocessors_ = 1;
+  void* scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
+};
+
+// Makes `device` current for the guard's lifetime and restores the caller's device after.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  int previous_ = -1;
+  bool ok_ = false;
+};
+
+// "what: cudaErrorX (description)" for logs and error messages.
+std::string cuda_error_text(const char* what, cudaError_t rc);
+
+}  // namespace strider::runtime
