@@ -40,7 +40,7 @@ set -o pipefail
 cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest_args[@]}" "${cli_args[@]}" 2>&1 | tail -5 | tee "$OUT/configure.txt"
 cmake --build $build -j 16 2>&1 | tail -20 | tee "$OUT/build.txt"
-ctest --test-dir $build --output-on-failure -j 8 2>&1 | tee "$OUT/ctest.txt" | tail -40
+ctest --test-dir $build --output-on-failure -j 8 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" | tail -40
 # The GPU tests' own summary lines (seeds, counts) for the record.
 ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
   | tee "$OUT/gpu-tests.txt"

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "engine/cuda/launch.hpp"
 #include "gpu_memory.hpp"
 #include "ir/node.hpp"
+#include "random_tree.hpp"
 
 namespace strider::engine::cuda {
 namespace {
@@ -56,6 +58,10 @@ Region region(const canon::CanonicalForm& form, std::int64_t extent, std::int64_
     }
     lo = std::min(lo, a);
     hi = std::max(hi, b);
+  }
+  for (const auto& d : form.repeat) {
+    const std::int64_t reach = (d.count - 1) * d.stride;
+    (reach < 0 ? lo : hi) += reach;
   }
   const std::int64_t last = (count - 1) * extent;
   return {lo + std::min<std::int64_t>(0, last), hi + std::max<std::int64_t>(0, last)};
@@ -130,6 +136,65 @@ TEST_F(Kernels, StridedMatchesTheHostEngine) {
     std::printf("word %2d bytes: %d shapes\n", w, by_word[w]);
     EXPECT_GT(by_word[w], 0) << "no shape with word size " << w;
   }
+}
+
+// Block lists from random IR trees (the unit tests' generator), against the host engine.
+TEST_F(Kernels, BlockListsMatchTheHostEngine) {
+  std::mt19937_64 rng(78);
+  int lists = 0;
+  for (int t = 0; t < 6000 && lists < 1500; ++t) {
+    const ir::Node tree = strider::testing::random_tree(rng, 2 + t % 4);
+    const auto form = canon::canonical_form(tree);
+    ASSERT_TRUE(form.has_value());
+    if (form->size == 0 || form->strided()) continue;
+    ++lists;
+    const ir::Span sp = ir::true_span(tree);
+    const std::int64_t extent = std::max<std::int64_t>(1, sp.hi - sp.lo) + pick(rng, 0, 5);
+    const std::int64_t count = pick(rng, 1, 3);
+    const Region r = region(*form, extent, count);
+    const std::int64_t shift = pick(rng, 0, 1) ? 0 : pick(rng, 1, 15);
+    std::byte* origin = user_ + 4096 + shift - r.lo;
+    std::vector<std::byte> host_user(static_cast<std::size_t>(r.hi - r.lo) + 8192);
+    for (auto& b : host_user) b = static_cast<std::byte>(rng());
+    copy_bytes(user_, host_user.data(), host_user.size());
+    std::byte* host_origin = host_user.data() + 4096 + shift - r.lo;
+    const auto bytes = static_cast<std::size_t>(form->size * count);
+    auto shape = list_shape(*form, extent, count, reinterpret_cast<std::uintptr_t>(origin),
+                            reinterpret_cast<std::uintptr_t>(packed_));
+    ASSERT_TRUE(shape.has_value());
+    for (bool wide : {false, true}) {
+      std::vector<std::byte> table_host;
+      if (wide) {
+        const auto table = piece_table<Divmod64>(*form, shape->word);
+        table_host.resize(table.size() * sizeof(table[0]));
+        std::memcpy(table_host.data(), table.data(), table_host.size());
+      } else {
+        const auto table = piece_table<FastDivmod32>(*form, shape->word);
+        table_host.resize(table.size() * sizeof(table[0]));
+        std::memcpy(table_host.data(), table.data(), table_host.size());
+      }
+      void* table = nullptr;
+      ASSERT_EQ(cudaMalloc(&table, table_host.size()), cudaSuccess);
+      copy_bytes(table, table_host.data(), table_host.size());
+      ASSERT_EQ(cudaMemset(packed_, 0xab, bytes + 64), cudaSuccess);
+      ASSERT_EQ(launch_list(*shape, table, static_cast<int>(form->pieces.size()), wide, origin,
+                            packed_, Direction::Pack, stream_, 132),
+                cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      std::vector<std::byte> want(bytes + 64, std::byte{0xab});
+      cpu::pack(*form, extent, count, host_origin, want.data());
+      std::vector<std::byte> got(bytes + 64);
+      copy_bytes(got.data(), packed_, got.size());
+      std::size_t first_bad = 0;
+      while (first_bad < got.size() && got[first_bad] == want[first_bad]) ++first_bad;
+      ASSERT_EQ(first_bad, got.size())
+          << canon::to_string(*form) << " count " << count << " extent " << extent << " word "
+          << shape->word << " wide " << wide << " first wrong packed byte " << first_bad;
+      cudaFree(table);
+    }
+  }
+  std::printf("block lists checked: %d\n", lists);
+  EXPECT_GT(lists, 500);
 }
 
 }  // namespace

@@ -92,7 +92,11 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
     MPI_Type_get_extent(type, &lb, &extent);
     const auto ref = reference_pack(*layout, extent, count, user_host.data() - span.lo);
     std::copy(ref.begin(), ref.end(), expected.begin() + position0);
-    ASSERT_EQ(got, expected) << "pack differs from the MPI and from the standard";
+    std::size_t first_bad = 0;
+    while (first_bad < got.size() && got[first_bad] == expected[first_bad]) ++first_bad;
+    ASSERT_EQ(first_bad, got.size()) << "pack differs from the MPI and from the standard at byte "
+                                     << first_bad << " of " << got.size() << "\n"
+                                     << describe(type);
     ++deviations;
   }
 

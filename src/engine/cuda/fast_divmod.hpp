@@ -8,8 +8,10 @@
 
 #if defined(__CUDACC__)
 #define STRIDER_HD __host__ __device__ __forceinline__
+#define STRIDER_UNROLL _Pragma("unroll")
 #else
 #define STRIDER_HD inline
+#define STRIDER_UNROLL
 #endif
 
 namespace strider::engine::cuda {
