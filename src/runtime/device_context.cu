@@ -30,7 +30,10 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
   }
   std::unique_ptr<DeviceContext> ctx(new DeviceContext);
   ctx->device_ = device;
-  cudaError_t rc = cudaStreamCreateWithFlags(&ctx->stream_, cudaStreamNonBlocking);
+  // A blocking stream: its work waits for what the application queued on the legacy default
+  // stream, e.g. a cudaMemcpy from pageable memory whose DMA may still be in flight when it
+  // returns. Applications on their own non-blocking streams synchronize before the MPI call.
+  cudaError_t rc = cudaStreamCreateWithFlags(&ctx->stream_, cudaStreamDefault);
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     error = cuda_error_text("cudaStreamCreateWithFlags", rc);

@@ -1,5 +1,6 @@
 // Per-GPU resources, created lazily on first use (applications pick their device after
-// MPI_Init): a non-blocking stream, a growable scratch buffer and the device's properties.
+// MPI_Init): a stream ordered after the legacy default stream, a growable scratch buffer and
+// the device's properties.
 // CUDA-only header.
 #pragma once
 

@@ -12,6 +12,7 @@
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/launch.hpp"
 #include "gpu_memory.hpp"
+#include "ir/constructors.hpp"
 #include "ir/node.hpp"
 #include "random_tree.hpp"
 
@@ -143,14 +144,32 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
   std::mt19937_64 rng(78);
   int lists = 0;
   for (int t = 0; t < 6000 && lists < 1500; ++t) {
-    const ir::Node tree = strider::testing::random_tree(rng, 2 + t % 4);
+    ir::Node tree = strider::testing::random_tree(rng, 2 + t % 4);
+    if (t == 0) {
+      // hindexed_block(3,[1596,0],hvector(4,2,-101,indexed_block(3,[0],
+      //   darray(1,0,C,[2],[none],[default],[1],short_int)))), as the decoder builds it.
+      using ir::Node;
+      const Node short_int = Node::list({Node::dense(0, 2), Node::dense(4, 4)});
+      const std::int64_t g[] = {2}, d[] = {ir::kDefaultDistributionArg}, ps[] = {1};
+      const ir::Distribution none[] = {ir::Distribution::None};
+      const Node da = ir::darray(1, 0, ir::Order::C, g, none, d, ps, {short_int, 8});
+      const std::int64_t zero[] = {0};
+      const Node ib = ir::indexed_block(3, zero, {da, 16});
+      const Node hv = ir::hvector(4, 2, -101, {ib, 48});
+      const std::int64_t disps[] = {1596, 0};
+      tree = ir::hindexed_block(3, disps, {hv, 399});
+    }
     const auto form = canon::canonical_form(tree);
     ASSERT_TRUE(form.has_value());
     if (form->size == 0 || form->strided()) continue;
     ++lists;
     const ir::Span sp = ir::true_span(tree);
-    const std::int64_t extent = std::max<std::int64_t>(1, sp.hi - sp.lo) + pick(rng, 0, 5);
-    const std::int64_t count = pick(rng, 1, 3);
+    std::int64_t extent = std::max<std::int64_t>(1, sp.hi - sp.lo) + pick(rng, 0, 5);
+    std::int64_t count = pick(rng, 1, 3);
+    if (t == 0) {
+      extent = 2793;
+      count = 4;
+    }
     const Region r = region(*form, extent, count);
     const std::int64_t shift = pick(rng, 0, 1) ? 0 : pick(rng, 1, 15);
     std::byte* origin = user_ + 4096 + shift - r.lo;

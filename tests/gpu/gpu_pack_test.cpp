@@ -94,9 +94,16 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
     std::copy(ref.begin(), ref.end(), expected.begin() + position0);
     std::size_t first_bad = 0;
     while (first_bad < got.size() && got[first_bad] == expected[first_bad]) ++first_bad;
+    std::string around;
+    for (std::size_t k = first_bad >= 8 ? first_bad - 8 : 0;
+         k < std::min(got.size(), first_bad + 24); ++k) {
+      around += std::to_string(k) + ":" + std::to_string(got[k]) + "/" +
+                std::to_string(expected[k]) + " ";
+    }
     ASSERT_EQ(first_bad, got.size()) << "pack differs from the MPI and from the standard at byte "
-                                     << first_bad << " of " << got.size() << "\n"
-                                     << describe(type);
+                                     << first_bad << " of " << got.size() << " (position "
+                                     << position0 << ", misalign " << misalign << ")\n"
+                                     << describe(type) << "got/expected: " << around;
     ++deviations;
   }
 
