@@ -45,11 +45,16 @@ Span span_of(MPI_Datatype type, int count) {
 class GpuPack : public ::testing::Test {
  protected:
   static constexpr std::size_t kPoolBytes = 8u << 20;
+  // Separate pools for the user and the packed side: the two buffers must not overlap.
   void SetUp() override {
-    for (Kind k : kAllKinds) pools_.push_back(std::make_unique<Pool>(k, kPoolBytes));
+    for (Kind k : kAllKinds) {
+      user_pools_.push_back(std::make_unique<Pool>(k, kPoolBytes));
+      packed_pools_.push_back(std::make_unique<Pool>(k, kPoolBytes));
+    }
   }
-  Pool& pool(Kind k) { return *pools_[static_cast<int>(k)]; }
-  std::vector<std::unique_ptr<Pool>> pools_;
+  Pool& user_pool(Kind k) { return *user_pools_[static_cast<int>(k)]; }
+  Pool& packed_pool(Kind k) { return *packed_pools_[static_cast<int>(k)]; }
+  std::vector<std::unique_ptr<Pool>> user_pools_, packed_pools_;
 };
 
 // Checks one type with one memory combination. Returns false if Strider did not serve it.
@@ -74,6 +79,7 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
   fill_random(packed, static_cast<std::size_t>(outsize), rng);
   auto user_host = read_back(user_start, span_bytes);
   auto expected = read_back(packed, static_cast<std::size_t>(outsize));
+  const auto initial_packed = expected;
   int pos_ours = position0, pos_theirs = position0;
   const strider_stats before = stats();
   ASSERT_EQ(MPI_Pack(origin, count, type, packed, outsize, &pos_ours, MPI_COMM_SELF),
@@ -97,13 +103,16 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
     std::string around;
     for (std::size_t k = first_bad >= 8 ? first_bad - 8 : 0;
          k < std::min(got.size(), first_bad + 24); ++k) {
+      // got / expected / what was there before the call
       around += std::to_string(k) + ":" + std::to_string(got[k]) + "/" +
-                std::to_string(expected[k]) + " ";
+                std::to_string(expected[k]) + "/" + std::to_string(initial_packed[k]) + " ";
     }
     ASSERT_EQ(first_bad, got.size()) << "pack differs from the MPI and from the standard at byte "
                                      << first_bad << " of " << got.size() << " (position "
                                      << position0 << ", misalign " << misalign << ")\n"
-                                     << describe(type) << "got/expected: " << around;
+                                     << describe(type) << "got/expected/before: " << around
+                                     << "\nuser " << static_cast<const void*>(origin) << " packed "
+                                     << static_cast<const void*>(packed);
     ++deviations;
   }
 
@@ -162,7 +171,8 @@ TEST_F(GpuPack, RandomTypesEveryMemoryCombination) {
     MPI_Type_size(type, &size);
     if (size > 0) {
       const auto [u, p] = combos[static_cast<std::size_t>(t) % combos.size()];
-      check(text, type, 1 + static_cast<int>(rng() % 8), pool(u), pool(p), rng, deviations);
+      check(text, type, 1 + static_cast<int>(rng() % 8), user_pool(u), packed_pool(p), rng,
+            deviations);
       ++checked;
     }
     if (!typespec::is_named(type)) MPI_Type_free(&type);
