@@ -45,6 +45,13 @@ ctest --test-dir $build --output-on-failure -j 8 ${CTEST_ARGS:-} 2>&1 | tee "$OU
 ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
   | tee "$OUT/gpu-tests.txt"
 
+if [[ $bench == 1 ]]; then
+  echo "== bench/pack"
+  mpirun.openmpi --allow-run-as-root -n 1 env LD_PRELOAD=$PWD/$build/src/libstrider.so \
+    $build/bench/strider_bench_pack --out "$OUT/pack.csv" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/pack.txt"
+  python3 bench/plot_pack.py "$OUT/pack.csv" "$OUT/pack.png" || echo "plot failed"
+fi
+
 if [[ ${SANITIZE:-1} == 1 ]]; then
   echo "== compute-sanitizer memcheck" | tee "$OUT/sanitizer.txt"
   compute-sanitizer --tool memcheck --error-exitcode 9 --target-processes all \
