@@ -78,6 +78,8 @@ struct Machine {
   double copy_bw = 0;       // bytes/s, read + write, device to device
   double lines_per_s = 0;   // distinct 128-byte lines fetched per second, scattered
   double launch_us = 0;     // launch + sync of an empty kernel
+  double classify_device_ns = 0;  // one cudaPointerGetAttributes on device memory
+  double classify_host_ns = 0;    // ... on pageable host memory
 };
 
 __global__ void empty_kernel() {}
@@ -93,11 +95,21 @@ __global__ void fill_random(unsigned char* p, std::int64_t n, unsigned long long
   }
 }
 
+// One byte from each of `lines` 128-byte lines 512 bytes apart, 16 independent loads in flight
+// per thread: the rate of distinct lines the memory system serves (the floor's Lambda).
 __global__ void touch_lines(const unsigned char* p, std::size_t lines, unsigned* sink) {
+  constexpr int kInFlight = 16;
   unsigned acc = 0;
-  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < lines;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    acc += p[i * 512];  // one byte per 128-byte line, lines 512 bytes apart
+  const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < lines; i += step * kInFlight) {
+    unsigned char v[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) {
+      const std::size_t line = i + u * step;
+      v[u] = line < lines ? p[line * 512] : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u) acc += v[u];
   }
   if (acc == 0xffffffffu) *sink = acc;
 }
@@ -135,7 +147,7 @@ Machine measure_machine(bool quick) {
   CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   const std::size_t lines = bytes / 512;
   const double touch = median_us([&] {
-    touch_lines<<<132 * 16, 256>>>(static_cast<unsigned char*>(a), lines, sink);
+    touch_lines<<<132 * 8, 256>>>(static_cast<unsigned char*>(a), lines, sink);
     CHECK(cudaDeviceSynchronize());
   }, quick ? 3 : 10, 0);
   m.lines_per_s = lines / (touch * 1e-6);
@@ -143,6 +155,16 @@ Machine measure_machine(bool quick) {
     empty_kernel<<<1, 32>>>();
     CHECK(cudaDeviceSynchronize());
   }, quick ? 20 : 200, 0);
+  // What classifying a buffer costs (Strider does it for both buffers of every call).
+  std::vector<unsigned char> host(4096);
+  cudaPointerAttributes attr{};
+  constexpr int kCalls = 1000;
+  m.classify_device_ns = median_us([&] {
+    for (int i = 0; i < kCalls; ++i) CHECK(cudaPointerGetAttributes(&attr, static_cast<char*>(a) + i));
+  }, quick ? 3 : 20, 0) * 1000 / kCalls;
+  m.classify_host_ns = median_us([&] {
+    for (int i = 0; i < kCalls; ++i) CHECK(cudaPointerGetAttributes(&attr, host.data() + i));
+  }, quick ? 3 : 20, 0) * 1000 / kCalls;
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   CHECK(cudaFree(sink));
@@ -380,8 +402,10 @@ int main(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("device %s, %s: copy %.2f TB/s (read+write), %.1f G lines/s, launch+sync %.2f us\n",
-              prop.name, date, m.copy_bw / 1e12, m.lines_per_s / 1e9, m.launch_us);
+  std::printf("device %s, %s: copy %.2f TB/s (read+write), %.1f G lines/s, launch+sync %.2f us, "
+              "cudaPointerGetAttributes %.0f ns (device) %.0f ns (host)\n",
+              prop.name, date, m.copy_bw / 1e12, m.lines_per_s / 1e9, m.launch_us,
+              m.classify_device_ns, m.classify_host_ns);
   FILE* csv = std::fopen(opt.out.c_str(), "w");
   std::fprintf(csv,
                "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"

@@ -1,8 +1,8 @@
 // The pack/unpack kernels: one generic grid-stride loop over the packed stream's words,
 // specialized by word size (1-16 bytes), index width and direction. Each thread handles
-// kUnroll words a grid-stride apart, issuing all loads before the stores, so consecutive
-// threads touch consecutive packed words (coalesced on the packed side; many small blocks per
-// warp for small blocks, whole vectorized rows for large ones).
+// several words a grid-stride apart, so consecutive threads touch consecutive packed words
+// (coalesced on the packed side; many small blocks per warp for small blocks, whole vectorized
+// rows for large ones).
 #pragma once
 
 #include <cstddef>
@@ -37,41 +37,48 @@ struct WordOf<16> {
 };
 
 constexpr int kThreads = 256;
-constexpr int kUnroll = 4;
+
+// Words in flight per thread: small words mean scattered one-sector reads whose latency only
+// many independent loads hide; large words already move 8-16 bytes per load.
+template <int W>
+constexpr int unroll_for() {
+  return W <= 2 ? 16 : (W == 4 ? 8 : 4);
+}
 
 // The grid-stride loop shared by all kernels; `offset_of(p)` maps packed word p to its byte
-// offset from the user buffer's origin.
+// offset from the user buffer's origin. Pack issues all its scattered loads before the first
+// store; unpack reads its contiguous packed words first, then scatters them.
 template <int W, class Index, bool kPack, class OffsetOf>
 __device__ __forceinline__ void copy_words(Index total, OffsetOf offset_of, std::byte* user,
                                            std::byte* packed) {
   using Word = typename WordOf<W>::type;
+  constexpr int kUnroll = unroll_for<W>();
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  Word* packed_words = reinterpret_cast<Word*>(packed);
   for (Index p0 = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; p0 < total;
        p0 += step * kUnroll) {
-    std::int64_t at[kUnroll];
     Word v[kUnroll];
+    if constexpr (kPack) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index p = p0 + u * step;
-      if (p < total) at[u] = offset_of(p);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index p = p0 + u * step;
-      if (p < total) {
-        v[u] = kPack ? *reinterpret_cast<const Word*>(user + at[u])
-                     : reinterpret_cast<const Word*>(packed)[p];
+      for (int u = 0; u < kUnroll; ++u) {
+        const Index p = p0 + u * step;
+        if (p < total) v[u] = *reinterpret_cast<const Word*>(user + offset_of(p));
       }
-    }
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const Index p = p0 + u * step;
-      if (p < total) {
-        if (kPack) {
-          reinterpret_cast<Word*>(packed)[p] = v[u];
-        } else {
-          *reinterpret_cast<Word*>(user + at[u]) = v[u];
-        }
+      for (int u = 0; u < kUnroll; ++u) {
+        const Index p = p0 + u * step;
+        if (p < total) packed_words[p] = v[u];
+      }
+    } else {
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const Index p = p0 + u * step;
+        if (p < total) v[u] = packed_words[p];
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const Index p = p0 + u * step;
+        if (p < total) *reinterpret_cast<Word*>(user + offset_of(p)) = v[u];
       }
     }
   }

@@ -7,11 +7,13 @@
 namespace strider::engine::cuda {
 namespace {
 
-unsigned grid_for(std::uint64_t total_words, int multiprocessors) {
-  const std::uint64_t per_block = std::uint64_t{kThreads} * kUnroll;
+unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
+  const int unroll = word <= 2 ? unroll_for<1>() : (word == 4 ? unroll_for<4>() : unroll_for<16>());
+  const std::uint64_t per_block = std::uint64_t{kThreads} * unroll;
   const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
-  // Enough resident blocks to saturate memory; the grid-stride loop covers the rest.
-  const std::uint64_t cap = static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 16;
+  // About one resident wave (8 blocks of 256 threads per multiprocessor); the grid-stride loop
+  // covers the rest without a tail of half-empty waves.
+  const std::uint64_t cap = static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
 }
 
@@ -65,7 +67,7 @@ cudaError_t dispatch(int word, bool wide, F&& f) {
 cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user,
                            std::byte* packed, Direction direction, cudaStream_t stream,
                            int multiprocessors) {
-  const unsigned grid = grid_for(shape.total_words, multiprocessors);
+  const unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
   return dispatch(shape.word, wide, [&](auto div, auto word) {
     return strided_w<decltype(word)::value, decltype(div)>(shape, user, packed, direction, stream,
                                                            grid);
@@ -75,7 +77,7 @@ cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user
 cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, bool wide,
                         std::byte* user, std::byte* packed, Direction direction,
                         cudaStream_t stream, int multiprocessors) {
-  const unsigned grid = grid_for(shape.total_words, multiprocessors);
+  const unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
   return dispatch(shape.word, wide, [&](auto div, auto word) {
     return list_w<decltype(word)::value, decltype(div)>(shape, table, npieces, user, packed,
                                                         direction, stream, grid);
