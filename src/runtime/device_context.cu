@@ -1,14 +1,15 @@
 #include "runtime/device_context.hpp"
 
 #include <array>
+#include <atomic>
 #include <memory>
 
 namespace strider::runtime {
 namespace {
 
 constexpr int kMaxDevices = 64;
-std::mutex g_contexts_mutex;
-std::array<std::unique_ptr<DeviceContext>, kMaxDevices> g_contexts;
+std::mutex g_contexts_mutex;  // taken only to create a context
+std::array<std::atomic<DeviceContext*>, kMaxDevices> g_contexts{};
 
 }  // namespace
 
@@ -21,8 +22,10 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
     error = "no such device " + std::to_string(device);
     return nullptr;
   }
+  // The hot path: one atomic load. Contexts live until the process ends.
+  if (DeviceContext* ctx = g_contexts[device].load(std::memory_order_acquire)) return ctx;
   std::lock_guard lock(g_contexts_mutex);
-  if (g_contexts[device]) return g_contexts[device].get();
+  if (DeviceContext* ctx = g_contexts[device].load(std::memory_order_acquire)) return ctx;
   DeviceGuard guard(device);
   if (!guard.ok()) {
     error = "cannot select device " + std::to_string(device);
@@ -44,8 +47,8 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
     (void)cudaGetLastError();
     ctx->multiprocessors_ = 1;
   }
-  g_contexts[device] = std::move(ctx);
-  return g_contexts[device].get();
+  g_contexts[device].store(ctx.get(), std::memory_order_release);
+  return ctx.release();
 }
 
 void* DeviceContext::scratch(std::size_t bytes) {
@@ -78,15 +81,17 @@ DeviceGuard::DeviceGuard(int device) {
     (void)cudaGetLastError();
     previous_ = -1;
   }
-  ok_ = previous_ == device || cudaSetDevice(device) == cudaSuccess;
+  if (previous_ == device) {
+    ok_ = true;
+    return;
+  }
+  ok_ = cudaSetDevice(device) == cudaSuccess;
+  switched_ = ok_ && previous_ >= 0;
   if (!ok_) (void)cudaGetLastError();
 }
 
 DeviceGuard::~DeviceGuard() {
-  int now = -1;
-  if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) {
-    cudaSetDevice(previous_);
-  }
+  if (switched_) cudaSetDevice(previous_);
 }
 
 }  // namespace strider::runtime

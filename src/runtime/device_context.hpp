@@ -49,6 +49,7 @@ class DeviceGuard {
  private:
   int previous_ = -1;
   bool ok_ = false;
+  bool switched_ = false;
 };
 
 // "what: cudaErrorX (description)" for logs and error messages.

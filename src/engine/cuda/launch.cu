@@ -8,12 +8,13 @@ namespace strider::engine::cuda {
 namespace {
 
 unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
-  const int unroll = word <= 2 ? unroll_for<1>() : (word == 4 ? unroll_for<4>() : unroll_for<16>());
+  const int unroll = word <= 4 ? unroll_for<4>() : unroll_for<16>();
   const std::uint64_t per_block = std::uint64_t{kThreads} * unroll;
   const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
-  // About one resident wave (8 blocks of 256 threads per multiprocessor); the grid-stride loop
-  // covers the rest without a tail of half-empty waves.
-  const std::uint64_t cap = static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
+  // Small words: a thread per word (capped by the grid limit; the loop covers any rest).
+  // Large words: about one resident wave (8 blocks of 256 threads per multiprocessor).
+  const std::uint64_t cap = unroll == 1 ? std::uint64_t{1} << 30
+                                        : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
 }
 
