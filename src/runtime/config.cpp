@@ -44,6 +44,9 @@ Config parse_config(const Getenv& getenv) {
   parse_choice(getenv, "STRIDER_LOG", kLog, c.log_level, c.problems);
   parse_choice(getenv, "STRIDER_HOST_ENGINE", kEngine, c.host_engine, c.problems);
   parse_choice(getenv, "STRIDER_GPU_ENGINE", kBool, c.gpu_engine, c.problems);
+  static const std::pair<std::string_view, int> kWord[] = {
+      {"16", 16}, {"8", 8}, {"4", 4}, {"2", 2}, {"1", 1}};
+  parse_choice(getenv, "STRIDER_GPU_MAX_WORD", kWord, c.gpu_max_word, c.problems);
   return c;
 }
 

@@ -15,6 +15,7 @@ struct Config {
   LogLevel log_level = LogLevel::Warn;    // STRIDER_LOG
   HostEngine host_engine = HostEngine::Auto;  // STRIDER_HOST_ENGINE
   bool gpu_engine = true;                 // STRIDER_GPU_ENGINE
+  int gpu_max_word = 16;                  // STRIDER_GPU_MAX_WORD (tuning and benchmarks)
   std::vector<std::string> problems;      // one message per invalid value (defaults were used)
 };
 

@@ -13,6 +13,7 @@
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "engine/cuda/launch.hpp"
+#include "runtime/config.hpp"
 #include "runtime/device_context.hpp"
 
 namespace strider::engine::cuda {
@@ -84,7 +85,12 @@ bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
   const auto user_addr = reinterpret_cast<std::uintptr_t>(user);
   const auto packed_addr = reinterpret_cast<std::uintptr_t>(packed);
   cudaError_t rc;
+  const int max_word = runtime::config().gpu_max_word;
   if (auto shape = strided_shape(form, extent, count, user_addr, packed_addr)) {
+    if (shape->word > max_word) {
+      shape->total_words = shape->total_words * shape->word / max_word;
+      shape->word = max_word;
+    }
     if (shape->block.dims.empty()) {
       std::byte* object = user + shape->block.offset;
       const auto bytes = static_cast<std::size_t>(shape->block.block);
@@ -101,6 +107,11 @@ bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
       error = "the type has more dims than a launch holds";
       fallback = true;
       return false;
+    }
+    if (list->word > max_word) {
+      list->words_per_rep = list->words_per_rep * list->word / max_word;
+      list->total_words = list->total_words * list->word / max_word;
+      list->word = max_word;
     }
     const bool wide = !fits_32bit(form, *list);
     const void* table = list_table(plan, ctx.device(), list->word, wide, error);
