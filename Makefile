@@ -62,7 +62,7 @@ install:
 	$(MAKE) --no-print-directory build-$$mpi && cmake --install $(BUILD)/$$mpi $(if $(PREFIX),--prefix $(PREFIX))
 
 format:
-	find src include tools tests bench examples \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.c' \) | xargs clang-format -i
+	find src include tools tests bench examples \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' -o -name '*.c' \) | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD)

@@ -14,15 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "../common/mpi_name.hpp"
+
 namespace {
 
-#if defined(OPEN_MPI)
-constexpr const char* kMpiName = "openmpi";
-#elif defined(MPICH_VERSION)
-constexpr const char* kMpiName = "mpich";
-#else
-constexpr const char* kMpiName = "unknown";
-#endif
+using strider::bench::kMpiName;
 
 using GetStats = int (*)(strider_stats*);
 

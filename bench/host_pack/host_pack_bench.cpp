@@ -16,15 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "../common/mpi_name.hpp"
+
 namespace {
 
-#if defined(OPEN_MPI)
-constexpr const char* kMpiName = "openmpi";
-#elif defined(MPICH_VERSION)
-constexpr const char* kMpiName = "mpich";
-#else
-constexpr const char* kMpiName = "unknown";
-#endif
+using strider::bench::kMpiName;
 
 using Clock = std::chrono::steady_clock;
 using GetStats = int (*)(strider_stats*);

@@ -22,14 +22,13 @@
 
 namespace {
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    const cudaError_t rc_ = (call);                                                        \
-    if (rc_ != cudaSuccess) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                   \
-                   cudaGetErrorString(rc_));                                               \
-      std::exit(1);                                                                        \
-    }                                                                                      \
+#define CHECK(call)                                                                                \
+  do {                                                                                             \
+    const cudaError_t rc_ = (call);                                                                \
+    if (rc_ != cudaSuccess) {                                                                      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
+      std::exit(1);                                                                                \
+    }                                                                                              \
   } while (0)
 
 struct Options {
@@ -65,9 +64,16 @@ double median_us(const std::function<void()>& f, int min_reps, double budget_us)
 struct Case {
   std::string name, construction;
   int count = 1;
-  std::int64_t block = 0, stride = 0;
-  std::vector<std::int64_t> blocks;  // offsets of one element's blocks
-  std::int64_t extent = 0;           // element extent (for count > 1)
+  std::int64_t block = 0, stride = 0;  // block: the blocks' length (0: see `lengths`)
+  std::vector<std::int64_t> blocks;    // offsets of one element's blocks, in packed order
+  std::vector<std::int64_t> lengths;   // per-block lengths of irregular cases (else empty)
+  std::int64_t extent = 0;             // element extent (for count > 1)
+  std::int64_t length(std::size_t k) const { return lengths.empty() ? block : lengths[k]; }
+  std::int64_t element_bytes() const {
+    std::int64_t n = 0;
+    for (std::size_t k = 0; k < blocks.size(); ++k) n += length(k);
+    return n;
+  }
   std::function<MPI_Datatype()> make;
   // Geometry for cudaMemcpy2D/3D: rows of `block` bytes, `rows` per plane at `stride`,
   // `planes` at `plane_stride`; planes == 0 when the case is not a 2D/3D box.
@@ -75,9 +81,9 @@ struct Case {
 };
 
 struct Machine {
-  double copy_bw = 0;       // bytes/s, read + write, device to device
-  double lines_per_s = 0;   // distinct 128-byte lines fetched per second, scattered
-  double launch_us = 0;     // launch + sync of an empty kernel
+  double copy_bw = 0;             // bytes/s, read + write, device to device
+  double lines_per_s = 0;         // distinct 128-byte lines fetched per second, scattered
+  double launch_us = 0;           // launch + sync of an empty kernel
   double classify_device_ns = 0;  // one cudaPointerGetAttributes on device memory
   double classify_host_ns = 0;    // ... on pageable host memory
 };
@@ -131,6 +137,18 @@ __global__ void naive_kernel(unsigned char* user, unsigned char* packed, std::in
   }
 }
 
+// The naive kernel for irregular cases: one thread per packed byte, its source from a table.
+__global__ void naive_table_kernel(unsigned char* user, unsigned char* packed,
+                                   const std::int64_t* source, std::int64_t total, bool pack) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= total) return;
+  if (pack) {
+    packed[i] = user[source[i]];
+  } else {
+    user[source[i]] = packed[i];
+  }
+}
+
 Machine measure_machine(bool quick) {
   Machine m;
   const std::size_t bytes = std::size_t{1} << 30;
@@ -138,33 +156,47 @@ Machine measure_machine(bool quick) {
   CHECK(cudaMalloc(&a, bytes));
   CHECK(cudaMalloc(&b, bytes));
   CHECK(cudaMemset(a, 1, bytes));
-  const double copy = median_us([&] {
-    CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CHECK(cudaDeviceSynchronize());
-  }, quick ? 3 : 10, 0);
+  const double copy = median_us(
+      [&] {
+        CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+        CHECK(cudaDeviceSynchronize());
+      },
+      quick ? 3 : 10, 0);
   m.copy_bw = 2.0 * bytes / (copy * 1e-6);
   unsigned* sink;
   CHECK(cudaMalloc(&sink, sizeof(unsigned)));
   const std::size_t lines = bytes / 512;
-  const double touch = median_us([&] {
-    touch_lines<<<132 * 8, 256>>>(static_cast<unsigned char*>(a), lines, sink);
-    CHECK(cudaDeviceSynchronize());
-  }, quick ? 3 : 10, 0);
+  const double touch = median_us(
+      [&] {
+        touch_lines<<<132 * 8, 256>>>(static_cast<unsigned char*>(a), lines, sink);
+        CHECK(cudaDeviceSynchronize());
+      },
+      quick ? 3 : 10, 0);
   m.lines_per_s = lines / (touch * 1e-6);
-  m.launch_us = median_us([&] {
-    empty_kernel<<<1, 32>>>();
-    CHECK(cudaDeviceSynchronize());
-  }, quick ? 20 : 200, 0);
+  m.launch_us = median_us(
+      [&] {
+        empty_kernel<<<1, 32>>>();
+        CHECK(cudaDeviceSynchronize());
+      },
+      quick ? 20 : 200, 0);
   // What classifying a buffer costs (Strider does it for both buffers of every call).
   std::vector<unsigned char> host(4096);
   cudaPointerAttributes attr{};
   constexpr int kCalls = 1000;
-  m.classify_device_ns = median_us([&] {
-    for (int i = 0; i < kCalls; ++i) CHECK(cudaPointerGetAttributes(&attr, static_cast<char*>(a) + i));
-  }, quick ? 3 : 20, 0) * 1000 / kCalls;
-  m.classify_host_ns = median_us([&] {
-    for (int i = 0; i < kCalls; ++i) CHECK(cudaPointerGetAttributes(&attr, host.data() + i));
-  }, quick ? 3 : 20, 0) * 1000 / kCalls;
+  m.classify_device_ns = median_us(
+                             [&] {
+                               for (int i = 0; i < kCalls; ++i)
+                                 CHECK(cudaPointerGetAttributes(&attr, static_cast<char*>(a) + i));
+                             },
+                             quick ? 3 : 20, 0) *
+                         1000 / kCalls;
+  m.classify_host_ns = median_us(
+                           [&] {
+                             for (int i = 0; i < kCalls; ++i)
+                               CHECK(cudaPointerGetAttributes(&attr, host.data() + i));
+                           },
+                           quick ? 3 : 20, 0) *
+                       1000 / kCalls;
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   CHECK(cudaFree(sink));
@@ -173,16 +205,19 @@ Machine measure_machine(bool quick) {
 
 // Bytes fetched at 64-byte granularity (R) and distinct 128-byte lines (L) of a case.
 void footprint(const Case& c, double& read_bytes, double& lines) {
-  std::vector<std::int64_t> starts;
-  starts.reserve(c.blocks.size() * c.count);
+  std::vector<std::pair<std::int64_t, std::int64_t>> runs;  // [start, end)
+  runs.reserve(c.blocks.size() * c.count);
   for (int e = 0; e < c.count; ++e) {
-    for (std::int64_t off : c.blocks) starts.push_back(off + e * c.extent);
+    for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+      const std::int64_t s = c.blocks[k] + e * c.extent;
+      runs.emplace_back(s, s + c.length(k));
+    }
   }
-  std::sort(starts.begin(), starts.end());
+  std::sort(runs.begin(), runs.end());
   auto distinct = [&](std::int64_t unit) {
     std::int64_t last = -1, n = 0;
-    for (std::int64_t s : starts) {
-      const std::int64_t first = std::max(last + 1, s / unit), end = (s + c.block - 1) / unit;
+    for (const auto& [s, end_byte] : runs) {
+      const std::int64_t first = std::max(last + 1, s / unit), end = (end_byte - 1) / unit;
       if (end >= first) n += end - first + 1;
       last = std::max(last, end);
     }
@@ -270,6 +305,80 @@ std::vector<Case> cases(bool quick) {
   box("3d_face_12x512x512", 12, 512, 512);
   box("3d_face_512x3x512", 512, 3, 512);
   box("3d_face_512x512x3", 512, 512, 3);
+
+  // Block lists. Irregular indexed blocks of 1-64 bytes, about 1 MiB in all.
+  {
+    Case c;
+    c.name = "list_indexed_1-64B_1MiB";
+    c.construction = "hindexed";
+    std::mt19937_64 g(11);
+    std::int64_t at = 0, bytes = 0;
+    while (bytes < (1 << 20)) {
+      const std::int64_t len = 1 + static_cast<std::int64_t>(g() % 64);
+      c.blocks.push_back(at);
+      c.lengths.push_back(len);
+      bytes += len;
+      at += len + 1 + static_cast<std::int64_t>(g() % 128);
+    }
+    c.extent = at;
+    auto blocks = c.blocks;
+    auto lengths = c.lengths;
+    c.make = [blocks, lengths] {
+      std::vector<int> len(lengths.begin(), lengths.end());
+      std::vector<MPI_Aint> disp(blocks.begin(), blocks.end());
+      MPI_Datatype t;
+      MPI_Type_create_hindexed(static_cast<int>(len.size()), len.data(), disp.data(), MPI_BYTE, &t);
+      return t;
+    };
+    out.push_back(std::move(c));
+  }
+  // An array of structs {int id; double x, y, z} (a 4-byte hole after id): 1 MiB of elements,
+  // the struct's pieces repeated (the vector of structs canonical form).
+  {
+    Case c;
+    c.name = "list_aos_struct_1MiB";
+    c.construction = "vector(struct)";
+    const std::int64_t n = (1 << 20) / 28;
+    for (std::int64_t i = 0; i < n; ++i) {
+      c.blocks.push_back(i * 32);
+      c.lengths.push_back(4);
+      c.blocks.push_back(i * 32 + 8);
+      c.lengths.push_back(24);
+    }
+    c.extent = n * 32;
+    c.make = [n] {
+      const int len[2] = {1, 3};
+      const MPI_Aint disp[2] = {0, 8};
+      const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+      MPI_Datatype s, t;
+      MPI_Type_create_struct(2, len, disp, types, &s);
+      MPI_Type_contiguous(static_cast<int>(n), s, &t);
+      MPI_Type_free(&s);
+      return t;
+    };
+    out.push_back(std::move(c));
+  }
+  // A struct of three arrays at unrelated offsets (struct of arrays), 1 MiB each.
+  {
+    Case c;
+    c.name = "list_soa_struct_3MiB";
+    c.construction = "struct";
+    const std::int64_t offs[3] = {0, 5 << 20, 11 << 20};
+    for (std::int64_t o : offs) {
+      c.blocks.push_back(o);
+      c.lengths.push_back(1 << 20);
+    }
+    c.extent = (11 << 20) + (1 << 20);
+    c.make = [offs] {
+      const int len[3] = {1 << 20, 1 << 20, 1 << 20};
+      const MPI_Aint disp[3] = {offs[0], offs[1], offs[2]};
+      const MPI_Datatype types[3] = {MPI_BYTE, MPI_BYTE, MPI_BYTE};
+      MPI_Datatype t;
+      MPI_Type_create_struct(3, len, disp, types, &t);
+      return t;
+    };
+    out.push_back(std::move(c));
+  }
   return out;
 }
 
@@ -288,7 +397,9 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
   const std::int64_t packed_bytes = static_cast<std::int64_t>(size) * c.count;
   std::int64_t span = 0;
   for (int e = 0; e < c.count; ++e) {
-    span = std::max(span, e * c.extent + c.blocks.back() + c.block);
+    for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+      span = std::max(span, e * c.extent + c.blocks[k] + c.length(k));
+    }
   }
   unsigned char *user, *packed, *check;
   CHECK(cudaMalloc(&user, span));
@@ -299,20 +410,40 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
   const int reps = opt.quick ? 5 : 30;
   const double budget = opt.quick ? 1e4 : 5e4;
   int position = 0;
-  r.pack = median_us([&] {
-    position = 0;
-    MPI_Pack(user, c.count, type, packed, static_cast<int>(packed_bytes), &position,
-             MPI_COMM_SELF);
-  }, reps, budget);
+  r.pack = median_us(
+      [&] {
+        position = 0;
+        MPI_Pack(user, c.count, type, packed, static_cast<int>(packed_bytes), &position,
+                 MPI_COMM_SELF);
+      },
+      reps, budget);
   // Verify once against the naive kernel's result.
-  const std::int64_t per_element = static_cast<std::int64_t>(c.blocks.size()) * c.block;
+  const std::int64_t per_element = c.element_bytes();
   const std::int64_t rows = c.rows ? c.rows : 1;
   const std::int64_t plane = c.planes ? c.plane_stride : 0;
+  std::int64_t* source = nullptr;  // per-byte source offsets of irregular cases
+  if (!c.lengths.empty()) {
+    std::vector<std::int64_t> table;
+    table.reserve(packed_bytes);
+    for (int e = 0; e < c.count; ++e) {
+      for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+        for (std::int64_t b = 0; b < c.length(k); ++b)
+          table.push_back(e * c.extent + c.blocks[k] + b);
+      }
+    }
+    CHECK(cudaMalloc(&source, table.size() * sizeof(std::int64_t)));
+    CHECK(cudaMemcpy(source, table.data(), table.size() * sizeof(std::int64_t),
+                     cudaMemcpyHostToDevice));
+  }
   auto naive = [&](bool pack_dir, unsigned char* out) {
     const std::int64_t threads = 256, grid = (packed_bytes + threads - 1) / threads;
-    naive_kernel<<<static_cast<unsigned>(grid), threads>>>(user, out, packed_bytes, c.block, rows,
-                                                           c.stride, plane, c.extent,
-                                                           per_element, pack_dir);
+    if (source) {
+      naive_table_kernel<<<static_cast<unsigned>(grid), threads>>>(user, out, source, packed_bytes,
+                                                                   pack_dir);
+    } else {
+      naive_kernel<<<static_cast<unsigned>(grid), threads>>>(
+          user, out, packed_bytes, c.block, rows, c.stride, plane, c.extent, per_element, pack_dir);
+    }
     CHECK(cudaDeviceSynchronize());
   };
   naive(true, check);
@@ -322,53 +453,62 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
     CHECK(cudaMemcpy(b.data(), check, packed_bytes, cudaMemcpyDeviceToHost));
     r.verified = a == b && position == packed_bytes;
   }
-  r.unpack = median_us([&] {
-    position = 0;
-    MPI_Unpack(packed, static_cast<int>(packed_bytes), &position, user, c.count, type,
-               MPI_COMM_SELF);
-  }, reps, budget);
+  r.unpack = median_us(
+      [&] {
+        position = 0;
+        MPI_Unpack(packed, static_cast<int>(packed_bytes), &position, user, c.count, type,
+                   MPI_COMM_SELF);
+      },
+      reps, budget);
   r.naive_pack = median_us([&] { naive(true, check); }, reps, budget);
   r.naive_unpack = median_us([&] { naive(false, check); }, reps, budget);
 
   // One cudaMemcpyAsync per block, capped so the slowest cases stay bounded, then scaled.
   const std::int64_t nblocks = static_cast<std::int64_t>(c.blocks.size()) * c.count;
   const std::int64_t cap = std::min<std::int64_t>(nblocks, opt.quick ? 256 : 4096);
-  const double t = median_us([&] {
-    for (std::int64_t i = 0; i < cap; ++i) {
-      const std::int64_t e = i / static_cast<std::int64_t>(c.blocks.size());
-      const std::int64_t k = i % static_cast<std::int64_t>(c.blocks.size());
-      CHECK(cudaMemcpyAsync(packed + i * c.block, user + e * c.extent + c.blocks[k], c.block,
-                            cudaMemcpyDeviceToDevice, 0));
-    }
-    CHECK(cudaStreamSynchronize(0));
-  }, opt.quick ? 3 : 5, 0);
+  const double t = median_us(
+      [&] {
+        std::int64_t at = 0;
+        for (std::int64_t i = 0; i < cap; ++i) {
+          const std::int64_t e = i / static_cast<std::int64_t>(c.blocks.size());
+          const auto k = static_cast<std::size_t>(i % static_cast<std::int64_t>(c.blocks.size()));
+          CHECK(cudaMemcpyAsync(packed + at, user + e * c.extent + c.blocks[k], c.length(k),
+                                cudaMemcpyDeviceToDevice, 0));
+          at += c.length(k);
+        }
+        CHECK(cudaStreamSynchronize(0));
+      },
+      opt.quick ? 3 : 5, 0);
   r.per_block = t * static_cast<double>(nblocks) / cap;
   r.per_block_scaled = cap < nblocks;
 
   // cudaMemcpy2DAsync (one plane) or cudaMemcpy3DAsync, per element.
   if (c.planes > 0) {
-    r.copy2d = median_us([&] {
-      for (int e = 0; e < c.count; ++e) {
-        unsigned char* src = user + e * c.extent;
-        unsigned char* dst = packed + e * per_element;
-        if (c.planes == 1) {
-          CHECK(cudaMemcpy2DAsync(dst, c.block, src, c.stride, c.block, c.rows,
-                                  cudaMemcpyDeviceToDevice, 0));
-        } else {
-          cudaMemcpy3DParms p{};
-          p.srcPtr = make_cudaPitchedPtr(src, c.stride, c.block, c.plane_stride / c.stride);
-          p.dstPtr = make_cudaPitchedPtr(dst, c.block, c.block, c.rows);
-          p.extent = make_cudaExtent(c.block, c.rows, c.planes);
-          p.kind = cudaMemcpyDeviceToDevice;
-          CHECK(cudaMemcpy3DAsync(&p, 0));
-        }
-      }
-      CHECK(cudaStreamSynchronize(0));
-    }, reps, budget);
+    r.copy2d = median_us(
+        [&] {
+          for (int e = 0; e < c.count; ++e) {
+            unsigned char* src = user + e * c.extent;
+            unsigned char* dst = packed + e * per_element;
+            if (c.planes == 1) {
+              CHECK(cudaMemcpy2DAsync(dst, c.block, src, c.stride, c.block, c.rows,
+                                      cudaMemcpyDeviceToDevice, 0));
+            } else {
+              cudaMemcpy3DParms p{};
+              p.srcPtr = make_cudaPitchedPtr(src, c.stride, c.block, c.plane_stride / c.stride);
+              p.dstPtr = make_cudaPitchedPtr(dst, c.block, c.block, c.rows);
+              p.extent = make_cudaExtent(c.block, c.rows, c.planes);
+              p.kind = cudaMemcpyDeviceToDevice;
+              CHECK(cudaMemcpy3DAsync(&p, 0));
+            }
+          }
+          CHECK(cudaStreamSynchronize(0));
+        },
+        reps, budget);
   }
   CHECK(cudaFree(user));
   CHECK(cudaFree(packed));
   CHECK(cudaFree(check));
+  if (source) CHECK(cudaFree(source));
   MPI_Type_free(&type);
   return r;
 }
@@ -406,10 +546,11 @@ int main(int argc, char** argv) {
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("device %s, %s: copy %.2f TB/s (read+write), %.1f G lines/s, launch+sync %.2f us, "
-              "cudaPointerGetAttributes %.0f ns (device) %.0f ns (host); floor uses %.1f G lines/s\n",
-              prop.name, date, m.copy_bw / 1e12, measured_lines / 1e9, m.launch_us,
-              m.classify_device_ns, m.classify_host_ns, m.lines_per_s / 1e9);
+  std::printf(
+      "device %s, %s: copy %.2f TB/s (read+write), %.1f G lines/s, launch+sync %.2f us, "
+      "cudaPointerGetAttributes %.0f ns (device) %.0f ns (host); floor uses %.1f G lines/s\n",
+      prop.name, date, m.copy_bw / 1e12, measured_lines / 1e9, m.launch_us, m.classify_device_ns,
+      m.classify_host_ns, m.lines_per_s / 1e9);
   FILE* csv = std::fopen(opt.out.c_str(), "w");
   std::fprintf(csv,
                "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
@@ -417,25 +558,29 @@ int main(int argc, char** argv) {
                "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
                "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us\n");
   std::printf("%-22s %-9s %2s %11s %9s %9s %9s %6s %6s %11s %9s %9s\n", "case", "type", "n",
-              "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk",
-              "2D/3D", "naive");
+              "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk", "2D/3D",
+              "naive");
   std::mt19937_64 rng(2026);
   for (const Case& c : cases(opt.quick)) {
     if (!opt.filter.empty() && c.name.find(opt.filter) == std::string::npos) continue;
     const Result r = run_case(c, opt, rng);
     double read_bytes = 0, lines = 0;
     footprint(c, read_bytes, lines);
-    const double written = static_cast<double>(c.blocks.size()) * c.block * c.count;
+    const double written = static_cast<double>(c.element_bytes()) * c.count;
     const double floor_us =
         std::max((read_bytes + written) / m.copy_bw, lines / m.lines_per_s) * 1e6 + m.launch_us;
-    std::fprintf(csv, "%s,%s,%s,%s,%d,%lld,%lld,%.0f,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.1f,%d,%.2f,"
-                      "%.2f,%.2f,%d,%.3f,%.2f,%.2f\n",
-                 prop.name, date, c.name.c_str(), c.construction.c_str(), c.count,
-                 static_cast<long long>(c.block), static_cast<long long>(c.stride), written,
-                 c.blocks.size() * c.count, floor_us, r.pack, r.unpack, r.pack / floor_us,
-                 r.unpack / floor_us, r.per_block, r.per_block_scaled ? 1 : 0, r.copy2d,
-                 r.naive_pack, r.naive_unpack, r.verified ? 1 : 0, m.copy_bw / 1e12,
-                 m.lines_per_s / 1e9, m.launch_us);
+    std::fprintf(
+        csv,
+        "%s,%s,%s,%s,%d,%lld,%lld,%.0f,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.1f,%d,%.2f,"
+        "%.2f,%.2f,%d,%.3f,%.2f,%.2f\n",
+        prop.name, date, c.name.c_str(), c.construction.c_str(), c.count,
+        static_cast<long long>(c.lengths.empty() ? c.block
+                                                 : c.element_bytes() /
+                                                       static_cast<std::int64_t>(c.blocks.size())),
+        static_cast<long long>(c.stride), written, c.blocks.size() * c.count, floor_us, r.pack,
+        r.unpack, r.pack / floor_us, r.unpack / floor_us, r.per_block, r.per_block_scaled ? 1 : 0,
+        r.copy2d, r.naive_pack, r.naive_unpack, r.verified ? 1 : 0, m.copy_bw / 1e12,
+        m.lines_per_s / 1e9, m.launch_us);
     std::fflush(csv);
     std::printf("%-22s %-9s %2d %11.0f %9.1f %9.1f %9.1f %6.2f %6.2f %11.1f %9.1f %9.1f%s\n",
                 c.name.c_str(), c.construction.c_str(), c.count, written, floor_us, r.pack,

@@ -17,9 +17,9 @@
 
 namespace {
 
-constexpr int N = 128;          // interior points per dimension
-constexpr int H = 2;            // halo width
-constexpr int S = N + 2 * H;    // stored points per dimension (x fastest)
+constexpr int N = 128;        // interior points per dimension
+constexpr int H = 2;          // halo width
+constexpr int S = N + 2 * H;  // stored points per dimension (x fastest)
 
 std::size_t at(int z, int y, int x) { return (static_cast<std::size_t>(z) * S + y) * S + x; }
 
@@ -29,10 +29,10 @@ double value(int rank, int z, int y, int x) { return rank * 1e7 + (z * S + y) * 
 struct Face {
   const char* name;
   const char* construction;
-  MPI_Datatype send;    // interior slab next to the face
-  MPI_Datatype recv;    // halo slab on the opposite side
-  int lo[3], hi[3];     // [z,y,x) box of the send slab, to check the receiver's halo
-  int shift[3];         // where that box lands in the receiver's halo
+  MPI_Datatype send;  // interior slab next to the face
+  MPI_Datatype recv;  // halo slab on the opposite side
+  int lo[3], hi[3];   // [z,y,x) box of the send slab, to check the receiver's halo
+  int shift[3];       // where that box lands in the receiver's halo
 };
 
 MPI_Datatype subarray_box(const int start[3], const int size[3]) {
@@ -48,8 +48,7 @@ MPI_Datatype subarray_box(const int start[3], const int size[3]) {
 MPI_Datatype vector_box(const int size[3]) {
   MPI_Datatype rows, planes;
   MPI_Type_vector(size[1], size[2], S, MPI_DOUBLE, &rows);
-  MPI_Type_create_hvector(size[0], 1, static_cast<MPI_Aint>(S) * S * sizeof(double), rows,
-                          &planes);
+  MPI_Type_create_hvector(size[0], 1, static_cast<MPI_Aint>(S) * S * sizeof(double), rows, &planes);
   MPI_Type_free(&rows);
   MPI_Type_commit(&planes);
   return planes;
@@ -75,8 +74,8 @@ double median_us(F&& f, int reps) {
   for (int r = 0; r < reps; ++r) {
     const auto a = std::chrono::steady_clock::now();
     f();
-    t.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a)
-                    .count());
+    t.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - a).count());
   }
   std::nth_element(t.begin(), t.begin() + reps / 2, t.end());
   return t[reps / 2];
@@ -139,9 +138,9 @@ int main(int argc, char** argv) {
   for (Face& f : faces) {
     const bool vectors = f.send == f.recv;
     const double* send_origin = vectors ? &grid[at(f.lo[0], f.lo[1], f.lo[2])] : grid.data();
-    double* recv_origin = vectors ? &grid[at(f.lo[0] + f.shift[0], f.lo[1] + f.shift[1],
-                                             f.lo[2] + f.shift[2])]
-                                  : grid.data();
+    double* recv_origin =
+        vectors ? &grid[at(f.lo[0] + f.shift[0], f.lo[1] + f.shift[1], f.lo[2] + f.shift[2])]
+                : grid.data();
     int bytes = 0;
     MPI_Pack_size(1, f.send, MPI_COMM_WORLD, &bytes);
     std::vector<char> out(bytes), in(bytes);
@@ -163,9 +162,17 @@ int main(int argc, char** argv) {
     // Time the pack with whatever serves MPI_Pack (Strider) and with the system MPI directly.
     int p = 0;
     const double t_strider = median_us(
-        [&] { p = 0; MPI_Pack(send_origin, 1, f.send, out.data(), bytes, &p, MPI_COMM_WORLD); }, 50);
+        [&] {
+          p = 0;
+          MPI_Pack(send_origin, 1, f.send, out.data(), bytes, &p, MPI_COMM_WORLD);
+        },
+        50);
     const double t_mpi = median_us(
-        [&] { p = 0; PMPI_Pack(send_origin, 1, f.send, out.data(), bytes, &p, MPI_COMM_WORLD); }, 50);
+        [&] {
+          p = 0;
+          PMPI_Pack(send_origin, 1, f.send, out.data(), bytes, &p, MPI_COMM_WORLD);
+        },
+        50);
     strider_total += t_strider;
     mpi_total += t_mpi;
     if (rank == 0) {
@@ -182,13 +189,14 @@ int main(int argc, char** argv) {
     if (auto get = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"))) get(&s);
     std::printf("halo exchange of 6 faces: %s (%ld wrong values over both ranks)\n",
                 wrong_total == 0 ? "every byte correct" : "WRONG DATA", wrong_total);
-    std::printf("Strider on rank 0: %llu packs and %llu unpacks by its host engine, %llu packs "
-                "and %llu unpacks forwarded to the MPI, %llu types planned\n",
-                static_cast<unsigned long long>(s.packs_host),
-                static_cast<unsigned long long>(s.unpacks_host),
-                static_cast<unsigned long long>(s.packs_forwarded),
-                static_cast<unsigned long long>(s.unpacks_forwarded),
-                static_cast<unsigned long long>(s.types_planned));
+    std::printf(
+        "Strider on rank 0: %llu packs and %llu unpacks by its host engine, %llu packs "
+        "and %llu unpacks forwarded to the MPI, %llu types planned\n",
+        static_cast<unsigned long long>(s.packs_host),
+        static_cast<unsigned long long>(s.unpacks_host),
+        static_cast<unsigned long long>(s.packs_forwarded),
+        static_cast<unsigned long long>(s.unpacks_forwarded),
+        static_cast<unsigned long long>(s.types_planned));
     std::printf("pack time, 6 faces: %.1f us through Strider, %.1f us with the system MPI\n",
                 strider_total, mpi_total);
   }

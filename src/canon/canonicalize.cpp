@@ -133,7 +133,8 @@ std::optional<CanonicalForm> lower(const ir::Node& node, std::size_t max_pieces)
       for (std::size_t k = outer.size(); k-- > 0;) {
         const Dim d = outer[k];
         if (d.count == 1) continue;
-        if (!form.repeat.empty() && d.stride == form.repeat.back().count * form.repeat.back().stride) {
+        if (!form.repeat.empty() &&
+            d.stride == form.repeat.back().count * form.repeat.back().stride) {
           form.repeat.back().count *= d.count;
         } else {
           form.repeat.push_back(d);

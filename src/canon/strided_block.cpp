@@ -77,7 +77,8 @@ std::string to_string(const CanonicalForm& form) {
   std::string out = form.strided() ? "strided " : std::to_string(form.pieces.size()) + " pieces ";
   if (!form.repeat.empty()) {
     out += "repeated";
-    for (const Dim& d : form.repeat) out += " " + std::to_string(d.count) + "x" + std::to_string(d.stride);
+    for (const Dim& d : form.repeat)
+      out += " " + std::to_string(d.count) + "x" + std::to_string(d.stride);
     out += " ";
   }
   out += "(size " + std::to_string(form.size) + "): ";

@@ -1,13 +1,12 @@
 // The strider_* C API (include/strider/strider.h).
-#include "strider/strider.h"
-
 #include <cstring>
 
+#include "engine/cuda/gpu_engine.hpp"
 #include "interpose/next.hpp"
 #include "interpose/state.hpp"
-#include "engine/cuda/gpu_engine.hpp"
 #include "plan/host_policy.hpp"
 #include "runtime/config.hpp"
+#include "strider/strider.h"
 
 using namespace strider;
 
@@ -34,9 +33,9 @@ STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int si
   if (!p) return -1;
   std::string text = plan::describe(*p);
   if (p->supported) {
-    const bool host = runtime::config().host_engine == runtime::HostEngine::On ||
-                      (runtime::config().host_engine == runtime::HostEngine::Auto &&
-                       plan::host_engine_wins(*p));
+    const bool host =
+        runtime::config().host_engine == runtime::HostEngine::On ||
+        (runtime::config().host_engine == runtime::HostEngine::Auto && plan::host_engine_wins(*p));
     text += std::string("engine for host buffers: ") +
             (host && !runtime::config().disabled ? "strider-cpu" : "system MPI") + "\n";
     text += std::string("engine for GPU buffers: ") +

@@ -17,10 +17,10 @@ Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
 }  // namespace strider::interpose
 
 // Inside an interposed MPI_X: the function to forward to.
-#define STRIDER_NEXT(name)                                                             \
-  ([]() {                                                                              \
+#define STRIDER_NEXT(name)                                                                \
+  ([]() {                                                                                 \
     static auto* const next = ::strider::interpose::resolve_next(#name, &name, &P##name); \
-    return next;                                                                       \
+    return next;                                                                          \
   }())
 
 #define STRIDER_EXPORT extern "C" __attribute__((visibility("default")))

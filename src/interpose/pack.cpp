@@ -1,6 +1,8 @@
 // MPI_Pack / MPI_Unpack. Host buffers: Strider's host engine where the plan and policy allow,
 // else the MPI. GPU buffers (device or managed memory on either side): the GPU engine, or the
 // staged path; never the MPI with a device pointer.
+#include "engine/cpu/pack.hpp"
+
 #include <mpi.h>
 
 #include <climits>
@@ -8,7 +10,6 @@
 #include <optional>
 #include <string>
 
-#include "engine/cpu/pack.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "interpose/next.hpp"
 #include "interpose/staged.hpp"
@@ -26,7 +27,7 @@ struct Call {
   runtime::BufferView user;
   runtime::BufferView packed;  // at the current position
   std::int64_t bytes = 0;
-  bool gpu = false;            // a GPU-resident buffer is involved
+  bool gpu = false;  // a GPU-resident buffer is involved
 };
 
 // The call to serve, or nothing to forward it. Argument errors are left to the MPI, which
@@ -50,8 +51,8 @@ std::optional<Call> classify(MPI_Datatype type, int count, const void* user, con
   if (user == nullptr && call.plan->bounds.true_lb < kLowestMappedAddress) return std::nullopt;
   call.user = runtime::view_buffer(user, call.plan->bounds.true_lb);
   call.packed = runtime::view_buffer(static_cast<const std::byte*>(packed) + *position, 0);
-  call.gpu = runtime::gpu_resident(call.user.info.kind) ||
-             runtime::gpu_resident(call.packed.info.kind);
+  call.gpu =
+      runtime::gpu_resident(call.user.info.kind) || runtime::gpu_resident(call.packed.info.kind);
   return call;
 }
 
@@ -91,9 +92,9 @@ STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatyp
     counters().packs_host++;
   } else {
     std::string error;
-    const auto outcome = gpu_engine_serves(p) ? engine::cuda::pack(p, incount, call->user,
-                                                                   call->packed, error)
-                                              : engine::cuda::Outcome::Fallback;
+    const auto outcome = gpu_engine_serves(p)
+                             ? engine::cuda::pack(p, incount, call->user, call->packed, error)
+                             : engine::cuda::Outcome::Fallback;
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
     if (outcome == engine::cuda::Outcome::Fallback) {
       counters().packs_staged++;
@@ -121,9 +122,9 @@ STRIDER_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void
     counters().unpacks_host++;
   } else {
     std::string error;
-    const auto outcome = gpu_engine_serves(p) ? engine::cuda::unpack(p, outcount, call->packed,
-                                                                     call->user, error)
-                                              : engine::cuda::Outcome::Fallback;
+    const auto outcome = gpu_engine_serves(p)
+                             ? engine::cuda::unpack(p, outcount, call->packed, call->user, error)
+                             : engine::cuda::Outcome::Fallback;
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
     if (outcome == engine::cuda::Outcome::Fallback) {
       counters().unpacks_staged++;

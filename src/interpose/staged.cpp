@@ -51,8 +51,8 @@ int report_error(MPI_Comm comm, const char* what, const std::string& detail) {
 int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Datatype type,
                 const runtime::BufferView& packed, int outsize, int* position, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(type, count, span)) return next(user.host, count, type, packed.host, outsize,
-                                               position, comm);
+  if (!span_of(type, count, span))
+    return next(user.host, count, type, packed.host, outsize, position, comm);
   std::string error;
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
     return cuda_failure(comm, error);
@@ -65,8 +65,8 @@ int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Dat
   PMPI_Type_size(type, &size);
   std::vector<std::byte> out(static_cast<std::size_t>(size) * count);
   int written = 0;
-  const int rc = next(span.origin(), count, type, out.data(), static_cast<int>(out.size()),
-                      &written, comm);
+  const int rc =
+      next(span.origin(), count, type, out.data(), static_cast<int>(out.size()), &written, comm);
   if (rc != MPI_SUCCESS) return rc;
   if (!engine::cuda::copy(packed.host + *position, out.data(), static_cast<std::size_t>(written),
                           error)) {
@@ -79,8 +79,8 @@ int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Dat
 int staged_unpack(UnpackFn next, const runtime::BufferView& packed, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(type, count, span)) return next(packed.host, insize, position, user.host, count,
-                                               type, comm);
+  if (!span_of(type, count, span))
+    return next(packed.host, insize, position, user.host, count, type, comm);
   std::string error;
   // The span's current bytes, so the gaps between typemap bytes come back unchanged.
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {

@@ -85,8 +85,7 @@ Node hindexed_block(std::int64_t blocklength, std::span<const std::int64_t> disp
 
 Node structure(std::span<const std::int64_t> blocklengths,
                std::span<const std::int64_t> displacements_bytes, std::span<const Child> children) {
-  if (blocklengths.size() != displacements_bytes.size() ||
-      blocklengths.size() != children.size()) {
+  if (blocklengths.size() != displacements_bytes.size() || blocklengths.size() != children.size()) {
     throw std::invalid_argument("struct argument lists differ in length");
   }
   std::vector<Node> items;
@@ -123,8 +122,8 @@ namespace {
 
 // The indices of one darray dimension owned by process coordinate `coord`, as nested streams
 // over `inner`, in increasing index order.
-Node owned_indices(std::int64_t gsize, Distribution distrib, std::int64_t darg,
-                   std::int64_t psize, std::int64_t coord, std::int64_t stride, Node inner) {
+Node owned_indices(std::int64_t gsize, Distribution distrib, std::int64_t darg, std::int64_t psize,
+                   std::int64_t coord, std::int64_t stride, Node inner) {
   if (distrib == Distribution::None) {
     if (psize != 1) throw std::invalid_argument("darray: DISTRIBUTE_NONE needs psize 1");
     return Node::stream(0, gsize, stride, std::move(inner));
@@ -145,8 +144,8 @@ Node owned_indices(std::int64_t gsize, Distribution distrib, std::int64_t darg,
   const std::int64_t tail_start = first + full * period;
   const std::int64_t tail = std::min(b, std::max<std::int64_t>(0, gsize - tail_start));
   std::vector<Node> items;
-  items.push_back(Node::stream(first * stride, full, period * stride,
-                               Node::stream(0, b, stride, inner)));
+  items.push_back(
+      Node::stream(first * stride, full, period * stride, Node::stream(0, b, stride, inner)));
   items.push_back(Node::stream(tail_start * stride, tail, stride, std::move(inner)));
   return Node::list(std::move(items));
 }

@@ -22,9 +22,9 @@ enum class Kind : std::uint8_t { Dense, Stream, List };
 struct Node {
   Kind kind = Kind::List;
   std::int64_t offset = 0;
-  std::int64_t bytes = 0;   // Dense only
-  std::int64_t count = 0;   // Stream only
-  std::int64_t stride = 0;  // Stream only
+  std::int64_t bytes = 0;      // Dense only
+  std::int64_t count = 0;      // Stream only
+  std::int64_t stride = 0;     // Stream only
   std::vector<Node> children;  // Stream: exactly one; List: the items
 
   static Node dense(std::int64_t offset, std::int64_t bytes);

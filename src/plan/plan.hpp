@@ -21,11 +21,11 @@ struct EngineCache {
 
 struct Plan {
   bool supported = false;
-  std::string reason;            // why not supported
-  canon::CanonicalForm form;     // valid when supported
-  decode::Bounds bounds;         // the MPI's own figures
+  std::string reason;         // why not supported
+  canon::CanonicalForm form;  // valid when supported
+  decode::Bounds bounds;      // the MPI's own figures
   int ir_depth = 0;
-  mutable EngineCache gpu;       // the GPU engine's per-type state
+  mutable EngineCache gpu;  // the GPU engine's per-type state
 };
 
 // What building a plan went through, for strider-explain and debug logs.

@@ -32,8 +32,8 @@ void parse_choice(const Getenv& getenv, const char* name,
 Config parse_config(const Getenv& getenv) {
   Config c;
   static const std::pair<std::string_view, bool> kBool[] = {
-      {"0", false}, {"1", true}, {"no", false}, {"yes", true}, {"off", false}, {"on", true},
-      {"false", false}, {"true", true}};
+      {"0", false},   {"1", true},  {"no", false},    {"yes", true},
+      {"off", false}, {"on", true}, {"false", false}, {"true", true}};
   static const std::pair<std::string_view, LogLevel> kLog[] = {{"error", LogLevel::Error},
                                                                {"warn", LogLevel::Warn},
                                                                {"info", LogLevel::Info},
@@ -57,19 +57,26 @@ const Config& config() {
 
 const char* to_string(LogLevel level) {
   switch (level) {
-    case LogLevel::Error: return "error";
-    case LogLevel::Warn: return "warn";
-    case LogLevel::Info: return "info";
-    case LogLevel::Debug: return "debug";
+    case LogLevel::Error:
+      return "error";
+    case LogLevel::Warn:
+      return "warn";
+    case LogLevel::Info:
+      return "info";
+    case LogLevel::Debug:
+      return "debug";
   }
   return "?";
 }
 
 const char* to_string(HostEngine engine) {
   switch (engine) {
-    case HostEngine::On: return "on";
-    case HostEngine::Off: return "off";
-    case HostEngine::Auto: return "auto";
+    case HostEngine::On:
+      return "on";
+    case HostEngine::Off:
+      return "off";
+    case HostEngine::Auto:
+      return "auto";
   }
   return "?";
 }

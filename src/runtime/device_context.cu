@@ -1,8 +1,8 @@
-#include "runtime/device_context.hpp"
-
 #include <array>
 #include <atomic>
 #include <memory>
+
+#include "runtime/device_context.hpp"
 
 namespace strider::runtime {
 namespace {

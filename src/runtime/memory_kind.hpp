@@ -31,7 +31,8 @@ inline bool gpu_resident(MemoryKind kind) {
 // allocation, e.g. with a negative lower bound or at MPI_BOTTOM).
 struct BufferView {
   std::byte* host = nullptr;
-  std::byte* device = nullptr;
+  std::byte* device = nullptr;  // may be null and valid: MPI_BOTTOM with absolute addresses
+  bool device_visible = false;
   PointerInfo info;
 };
 BufferView view_buffer(const void* address, std::int64_t probe);

@@ -11,6 +11,7 @@
 #include "canon/canonicalize.hpp"
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/launch.hpp"
+#include "gpu_available.hpp"
 #include "gpu_memory.hpp"
 #include "ir/constructors.hpp"
 #include "ir/node.hpp"
@@ -33,8 +34,8 @@ canon::CanonicalForm random_strided(std::mt19937_64& rng) {
   const int ndims = static_cast<int>(pick(rng, 0, 3));
   std::int64_t span = sb.block;
   for (int k = 0; k < ndims; ++k) {
-    std::int64_t stride = pick(rng, 0, 3) == 0 ? -span - unit * pick(rng, 0, 3)
-                                               : span + unit * pick(rng, 0, 8);
+    std::int64_t stride =
+        pick(rng, 0, 3) == 0 ? -span - unit * pick(rng, 0, 3) : span + unit * pick(rng, 0, 8);
     sb.dims.push_back({pick(rng, 1, 9), stride});
     span = std::abs(stride) * sb.dims.back().count + span;
   }
@@ -221,10 +222,6 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device here: GPU tests skipped\n");
-    return 77;
-  }
+  if (!strider::testing::gpu_available()) return strider::testing::kSkipExitCode;
   return RUN_ALL_TESTS();
 }

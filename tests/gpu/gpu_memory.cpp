@@ -8,10 +8,14 @@ namespace strider::testing {
 
 const char* name(Kind k) {
   switch (k) {
-    case Kind::Device: return "device";
-    case Kind::Managed: return "managed";
-    case Kind::Pinned: return "pinned";
-    case Kind::Pageable: return "pageable";
+    case Kind::Device:
+      return "device";
+    case Kind::Managed:
+      return "managed";
+    case Kind::Pinned:
+      return "pinned";
+    case Kind::Pageable:
+      return "pageable";
   }
   return "?";
 }
@@ -20,14 +24,22 @@ Pool::Pool(Kind kind, std::size_t bytes) : kind_(kind), bytes_(bytes) {
   void* p = nullptr;
   cudaError_t rc = cudaSuccess;
   switch (kind) {
-    case Kind::Device: rc = cudaMalloc(&p, bytes); break;
-    case Kind::Managed: rc = cudaMallocManaged(&p, bytes); break;
-    case Kind::Pinned: rc = cudaMallocHost(&p, bytes); break;
-    case Kind::Pageable: p = std::malloc(bytes); break;
+    case Kind::Device:
+      rc = cudaMalloc(&p, bytes);
+      break;
+    case Kind::Managed:
+      rc = cudaMallocManaged(&p, bytes);
+      break;
+    case Kind::Pinned:
+      rc = cudaMallocHost(&p, bytes);
+      break;
+    case Kind::Pageable:
+      p = std::malloc(bytes);
+      break;
   }
   if (rc != cudaSuccess || p == nullptr) {
-    ADD_FAILURE() << "allocating " << bytes << " bytes of " << name(kind) << " memory: "
-                  << cudaGetErrorString(rc);
+    ADD_FAILURE() << "allocating " << bytes << " bytes of " << name(kind)
+                  << " memory: " << cudaGetErrorString(rc);
   }
   base_ = static_cast<std::byte*>(p);
 }
@@ -35,9 +47,15 @@ Pool::Pool(Kind kind, std::size_t bytes) : kind_(kind), bytes_(bytes) {
 Pool::~Pool() {
   switch (kind_) {
     case Kind::Device:
-    case Kind::Managed: cudaFree(base_); break;
-    case Kind::Pinned: cudaFreeHost(base_); break;
-    case Kind::Pageable: std::free(base_); break;
+    case Kind::Managed:
+      cudaFree(base_);
+      break;
+    case Kind::Pinned:
+      cudaFreeHost(base_);
+      break;
+    case Kind::Pageable:
+      std::free(base_);
+      break;
   }
 }
 

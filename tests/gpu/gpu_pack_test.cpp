@@ -82,8 +82,7 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
   const auto initial_packed = expected;
   int pos_ours = position0, pos_theirs = position0;
   const strider_stats before = stats();
-  ASSERT_EQ(MPI_Pack(origin, count, type, packed, outsize, &pos_ours, MPI_COMM_SELF),
-            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Pack(origin, count, type, packed, outsize, &pos_ours, MPI_COMM_SELF), MPI_SUCCESS);
   EXPECT_EQ(served(stats(), true), served(before, true) + 1) << "not served by Strider";
   ASSERT_EQ(PMPI_Pack(user_host.data() - span.lo, count, type, expected.data(), outsize,
                       &pos_theirs, MPI_COMM_SELF),
@@ -107,12 +106,11 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
       around += std::to_string(k) + ":" + std::to_string(got[k]) + "/" +
                 std::to_string(expected[k]) + "/" + std::to_string(initial_packed[k]) + " ";
     }
-    ASSERT_EQ(first_bad, got.size()) << "pack differs from the MPI and from the standard at byte "
-                                     << first_bad << " of " << got.size() << " (position "
-                                     << position0 << ", misalign " << misalign << ")\n"
-                                     << describe(type) << "got/expected/before: " << around
-                                     << "\nuser " << static_cast<const void*>(origin) << " packed "
-                                     << static_cast<const void*>(packed);
+    ASSERT_EQ(first_bad, got.size())
+        << "pack differs from the MPI and from the standard at byte " << first_bad << " of "
+        << got.size() << " (position " << position0 << ", misalign " << misalign << ")\n"
+        << describe(type) << "got/expected/before: " << around << "\nuser "
+        << static_cast<const void*>(origin) << " packed " << static_cast<const void*>(packed);
     ++deviations;
   }
 
@@ -127,8 +125,8 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
   ASSERT_EQ(MPI_Unpack(packed, outsize, &pos_ours, origin, count, type, MPI_COMM_SELF),
             MPI_SUCCESS);
   EXPECT_EQ(served(stats(), false), served(before_unpack, false) + 1) << "not served by Strider";
-  ASSERT_EQ(PMPI_Unpack(packed_host.data(), outsize, &pos_theirs, user_host.data() - span.lo,
-                        count, type, MPI_COMM_SELF),
+  ASSERT_EQ(PMPI_Unpack(packed_host.data(), outsize, &pos_theirs, user_host.data() - span.lo, count,
+                        type, MPI_COMM_SELF),
             MPI_SUCCESS);
   EXPECT_EQ(pos_ours, pos_theirs);
   const auto user_got = read_back(user_start, span_bytes);
@@ -138,8 +136,7 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
     MPI_Aint lb, extent;
     MPI_Type_get_extent(type, &lb, &extent);
     auto want = user_before;
-    reference_unpack(*layout, extent, count, packed_host.data() + position0,
-                     want.data() - span.lo);
+    reference_unpack(*layout, extent, count, packed_host.data() + position0, want.data() - span.lo);
     ASSERT_EQ(user_got, want) << "unpack differs from the MPI and from the standard";
     ++deviations;
   }
@@ -147,8 +144,8 @@ void check(const std::string& text, MPI_Datatype type, int count, Pool& user_poo
 
 TEST_F(GpuPack, RandomTypesEveryMemoryCombination) {
   const long types = env_long("STRIDER_TEST_TYPES", 6000);
-  const auto seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 424242)) +
-                    7919ull * world_rank();
+  const auto seed =
+      static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 424242)) + 7919ull * world_rank();
   std::printf("[rank %d] seed %llu, %ld types, GPU engine %s\n", world_rank(),
               static_cast<unsigned long long>(seed), types, gpu_engine_on() ? "on" : "off");
   std::mt19937_64 rng(seed);
@@ -157,8 +154,8 @@ TEST_F(GpuPack, RandomTypesEveryMemoryCombination) {
   std::vector<std::pair<Kind, Kind>> combos;
   for (Kind u : kAllKinds) {
     for (Kind p : kAllKinds) {
-      const bool gpu = u == Kind::Device || u == Kind::Managed || p == Kind::Device ||
-                       p == Kind::Managed;
+      const bool gpu =
+          u == Kind::Device || u == Kind::Managed || p == Kind::Device || p == Kind::Managed;
       if (gpu) combos.emplace_back(u, p);
     }
   }
@@ -177,9 +174,78 @@ TEST_F(GpuPack, RandomTypesEveryMemoryCombination) {
     }
     if (!typespec::is_named(type)) MPI_Type_free(&type);
   }
-  std::printf("[rank %d] GPU random types checked: %ld over %zu memory combinations; system MPI "
-              "deviating from the standard: %ld\n",
-              world_rank(), checked, combos.size(), deviations);
+  std::printf(
+      "[rank %d] GPU random types checked: %ld over %zu memory combinations; system MPI "
+      "deviating from the standard: %ld\n",
+      world_rank(), checked, combos.size(), deviations);
+}
+
+}  // namespace
+}  // namespace strider::testing
+
+namespace strider::testing {
+namespace {
+
+// A struct at MPI_BOTTOM whose members live in two different device allocations.
+TEST(GpuPackShapes, StructAtBottomAcrossAllocations) {
+  std::mt19937_64 rng(9);
+  Pool a(Kind::Device, 1 << 16), b(Kind::Device, 1 << 16), out(Kind::Device, 1 << 16);
+  fill_random(a.base(), 1 << 16, rng);
+  fill_random(b.base(), 1 << 16, rng);
+  MPI_Aint where[2];
+  MPI_Get_address(a.base() + 100, &where[0]);
+  MPI_Get_address(b.base() + 7, &where[1]);
+  const int lengths[2] = {300, 5};
+  const MPI_Datatype types[2] = {MPI_BYTE, MPI_INT};
+  MPI_Datatype t;
+  MPI_Type_create_struct(2, lengths, where, types, &t);
+  MPI_Type_commit(&t);
+  int position = 0;
+  const strider_stats before = stats();
+  ASSERT_EQ(MPI_Pack(MPI_BOTTOM, 1, t, out.base(), 1 << 16, &position, MPI_COMM_SELF), MPI_SUCCESS);
+  EXPECT_EQ(stats().packs_gpu, before.packs_gpu + 1);
+  ASSERT_EQ(position, 320);
+  auto want = read_back(a.base() + 100, 300);
+  const auto tail = read_back(b.base() + 7, 20);
+  want.insert(want.end(), tail.begin(), tail.end());
+  EXPECT_EQ(read_back(out.base(), 320), want);
+  MPI_Type_free(&t);
+}
+
+// An object whose extent passes 4 GiB: 64-bit addressing with 32-bit indices.
+TEST(GpuPackShapes, ExtentBeyondFourGiB) {
+  const std::size_t gib = std::size_t{1} << 30;
+  const std::size_t span = 5 * gib + 4096;
+  std::byte* big = nullptr;
+  if (cudaMalloc(&big, span) != cudaSuccess) GTEST_SKIP() << "no 5 GiB of device memory";
+  std::mt19937_64 rng(10);
+  Pool out(Kind::Device, 1 << 16);
+  const std::size_t offsets[3] = {0, 5 * gib / 2, 5 * gib};
+  for (std::size_t o : offsets) fill_random(big + o, 4096, rng);
+  MPI_Datatype t;
+  MPI_Type_create_hvector(3, 4096, static_cast<MPI_Aint>(5 * gib / 2), MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  int position = 0;
+  ASSERT_EQ(MPI_Pack(big, 1, t, out.base(), 1 << 16, &position, MPI_COMM_SELF), MPI_SUCCESS);
+  ASSERT_EQ(position, 3 * 4096);
+  std::vector<unsigned char> want;
+  for (std::size_t o : offsets) {
+    const auto part = read_back(big + o, 4096);
+    want.insert(want.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(read_back(out.base(), 3 * 4096), want);
+  // And back: unpack into the big object after clearing it.
+  for (std::size_t o : offsets) ASSERT_EQ(cudaMemset(big + o, 0, 4096), cudaSuccess);
+  position = 0;
+  ASSERT_EQ(MPI_Unpack(out.base(), 3 * 4096, &position, big, 1, t, MPI_COMM_SELF), MPI_SUCCESS);
+  std::vector<unsigned char> back;
+  for (std::size_t o : offsets) {
+    const auto part = read_back(big + o, 4096);
+    back.insert(back.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(back, want);
+  MPI_Type_free(&t);
+  cudaFree(big);
 }
 
 }  // namespace

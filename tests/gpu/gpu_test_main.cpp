@@ -4,16 +4,13 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstdio>
-#include <cstdlib>
+#include "gpu_available.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device here: GPU tests skipped\n");
-    return 77;
-  }
+  if (!strider::testing::gpu_available()) return strider::testing::kSkipExitCode;
+  int devices = 1;
+  cudaGetDeviceCount(&devices);
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

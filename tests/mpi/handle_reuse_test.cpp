@@ -30,8 +30,12 @@ void expect_served_and_equal(MPI_Datatype type, int count, const char* what) {
 MPI_Datatype make(int variant) {
   MPI_Datatype t;
   switch (variant % 3) {
-    case 0: MPI_Type_vector(3, 1, 4, MPI_INT, &t); break;
-    case 1: MPI_Type_vector(2, 3, 5, MPI_DOUBLE, &t); break;
+    case 0:
+      MPI_Type_vector(3, 1, 4, MPI_INT, &t);
+      break;
+    case 1:
+      MPI_Type_vector(2, 3, 5, MPI_DOUBLE, &t);
+      break;
     default: {
       const int lengths[] = {1, 2}, disps[] = {5, 0};
       MPI_Type_indexed(2, lengths, disps, MPI_SHORT, &t);

@@ -88,4 +88,3 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
 }
 
 }  // namespace strider::testing
-

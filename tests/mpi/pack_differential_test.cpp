@@ -18,8 +18,8 @@ namespace strider::testing {
 namespace {
 
 struct Outcome {
-  bool handled = false;        // Strider's host engine served both calls
-  bool mpi_deviates = false;   // the system MPI disagreed with the standard's typemap
+  bool handled = false;       // Strider's host engine served both calls
+  bool mpi_deviates = false;  // the system MPI disagreed with the standard's typemap
 };
 
 // Packs and unpacks `count` elements at a non-zero position both ways and compares.
@@ -95,15 +95,15 @@ Outcome check_type(const std::string& text, MPI_Datatype type, int count, std::m
   }
 
   const strider_stats after = stats();
-  outcome.handled = after.packs_host == before.packs_host + 1 &&
-                    after.unpacks_host == before.unpacks_host + 1;
+  outcome.handled =
+      after.packs_host == before.packs_host + 1 && after.unpacks_host == before.unpacks_host + 1;
   return outcome;
 }
 
 TEST(PackDifferential, RandomTypesMatchTheSystemMpi) {
   const long types = env_long("STRIDER_TEST_TYPES", 6000);
-  const std::uint64_t seed =
-      static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 20261121)) + 1000003ull * world_rank();
+  const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 20261121)) +
+                             1000003ull * world_rank();
   std::printf("[rank %d] seed %llu, %ld types (reproduce: STRIDER_TEST_SEED=%ld)\n", world_rank(),
               static_cast<unsigned long long>(seed), types,
               env_long("STRIDER_TEST_SEED", 20261121));
@@ -122,8 +122,8 @@ TEST(PackDifferential, RandomTypesMatchTheSystemMpi) {
       const bool ok = outcome.handled;
       handled += ok;
       if (outcome.mpi_deviates && ++deviations <= 3) {
-        std::printf("[rank %d] system MPI deviates from the standard's typemap: %s\n",
-                    world_rank(), text.c_str());
+        std::printf("[rank %d] system MPI deviates from the standard's typemap: %s\n", world_rank(),
+                    text.c_str());
       }
       ++checked;
       if (!ok && checked - handled <= 10) {
@@ -154,10 +154,10 @@ namespace {
 // give the standard's bytes; whether the system MPI agrees is printed, not asserted.
 TEST(KnownMpiDeviations, StriderFollowsTheStandard) {
   const char* const types[] = {
-      "vector(4,1,-1,byte)",          // Open MPI 4.1: byte stride -1 packed forwards
-      "hvector(3,1,-1,int8_t)",       // same, as hvector
-      "vector(2,1,-1,c_bool)",        // same
-      "contiguous(3,long_double)",    // MPICH 4.0: only the 10 value bytes are copied
+      "vector(4,1,-1,byte)",        // Open MPI 4.1: byte stride -1 packed forwards
+      "hvector(3,1,-1,int8_t)",     // same, as hvector
+      "vector(2,1,-1,c_bool)",      // same
+      "contiguous(3,long_double)",  // MPICH 4.0: only the 10 value bytes are copied
       "struct([1,1],[0,32],[long_double,int])",
   };
   for (const char* text : types) {

@@ -99,8 +99,7 @@ TEST_F(Semantics, TruncationGoesThroughTheCommunicatorsHandler) {
 TEST_F(Semantics, CountZeroChangesNothing) {
   std::vector<char> out(8, 'x');
   int position = 5;
-  EXPECT_EQ(MPI_Pack(data_.data(), 0, vec_, out.data(), 8, &position, MPI_COMM_WORLD),
-            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Pack(data_.data(), 0, vec_, out.data(), 8, &position, MPI_COMM_WORLD), MPI_SUCCESS);
   EXPECT_EQ(position, 5);
   EXPECT_EQ(MPI_Unpack(out.data(), 8, &position, data_.data(), 0, vec_, MPI_COMM_WORLD),
             MPI_SUCCESS);
@@ -150,8 +149,7 @@ TEST_F(Semantics, BadInputGetsTheSystemMpisErrorClass) {
     EXPECT_NE(ours, MPI_SUCCESS) << c.what;
     EXPECT_EQ(p1, p2) << c.what;
     p1 = p2 = 0;
-    const int ours_u =
-        MPI_Unpack(packed, c.outsize, pos1, data_.data(), c.count, c.type, c.comm);
+    const int ours_u = MPI_Unpack(packed, c.outsize, pos1, data_.data(), c.count, c.type, c.comm);
     const int theirs_u =
         PMPI_Unpack(packed, c.outsize, pos2, data_.data(), c.count, c.type, c.comm);
     EXPECT_EQ(error_class_of(ours_u), error_class_of(theirs_u)) << c.what;

@@ -41,8 +41,7 @@ TEST(Canonicalize, EveryPassPreservesTheTypemap) {
       Node rewritten = original;
       pass.apply(rewritten);
       ASSERT_EQ(ir::byte_offsets(rewritten), expected)
-          << pass.name << " on " << ir::to_string(original) << " gave "
-          << ir::to_string(rewritten);
+          << pass.name << " on " << ir::to_string(original) << " gave " << ir::to_string(rewritten);
     }
   }
 }

@@ -1,9 +1,9 @@
+#include "runtime/config.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
 #include <string>
-
-#include "runtime/config.hpp"
 
 namespace strider::runtime {
 namespace {
@@ -24,9 +24,8 @@ TEST(Config, Defaults) {
 }
 
 TEST(Config, ParsesEveryVariable) {
-  const Config c = parse({{"STRIDER_DISABLE", "1"},
-                          {"STRIDER_LOG", "debug"},
-                          {"STRIDER_HOST_ENGINE", "on"}});
+  const Config c =
+      parse({{"STRIDER_DISABLE", "1"}, {"STRIDER_LOG", "debug"}, {"STRIDER_HOST_ENGINE", "on"}});
   EXPECT_TRUE(c.disabled);
   EXPECT_EQ(c.log_level, LogLevel::Debug);
   EXPECT_EQ(c.host_engine, HostEngine::On);

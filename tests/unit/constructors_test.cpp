@@ -1,9 +1,10 @@
 // The constructors' IR against index arithmetic written independently from the standard.
+#include "ir/constructors.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "ir/constructors.hpp"
 #include "ir/typemap.hpp"
 #include "random_tree.hpp"
 
@@ -99,8 +100,8 @@ TEST(Constructors, DarrayMatchesIndexArithmetic) {
       }
     }
     const Order order = t % 2 ? Order::C : Order::Fortran;
-    const Node node = darray(size, rank, order, gsizes, distribs, dargs, psizes,
-                             {Node::dense(0, 2), 2});
+    const Node node =
+        darray(size, rank, order, gsizes, distribs, dargs, psizes, {Node::dense(0, 2), 2});
     ASSERT_EQ(byte_offsets(node), region_offsets(order, gsizes, owned, 2)) << "case " << t;
     ++built;
   }

@@ -25,8 +25,8 @@ TEST(CpuEngine, PackAndUnpackMatchTheTypemap) {
     const auto form = canon::canonical_form(tree);
     ASSERT_TRUE(form);
     const ir::Span span = ir::true_span(tree);
-    const std::int64_t extent = std::max<std::int64_t>(1, span.hi - span.lo) +
-                                testing::pick(rng, -2, 3);
+    const std::int64_t extent =
+        std::max<std::int64_t>(1, span.hi - span.lo) + testing::pick(rng, -2, 3);
     const std::int64_t count = testing::pick(rng, 1, 4);
     // Buffer covering all elements, whatever the signs of offsets and extent.
     std::int64_t lo = span.lo, hi = span.hi;

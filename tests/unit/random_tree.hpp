@@ -17,21 +17,33 @@ inline std::int64_t pick(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi)
 inline ir::Node random_tree(std::mt19937_64& rng, int depth) {
   const std::int64_t r = pick(rng, 0, 9);
   if (depth <= 1 || r < 3) {
-    return ir::Node::dense(pick(rng, -8, 8), pick(rng, 0, 2) == 0 ? pick(rng, 0, 3) : pick(rng, 1, 9));
+    return ir::Node::dense(pick(rng, -8, 8),
+                           pick(rng, 0, 2) == 0 ? pick(rng, 0, 3) : pick(rng, 1, 9));
   }
   if (r < 7) {
     ir::Node child = random_tree(rng, depth - 1);
     const std::int64_t span = ir::true_span(child).hi - ir::true_span(child).lo;
     std::int64_t stride;
     switch (pick(rng, 0, 4)) {
-      case 0: stride = span; break;                         // dense-foldable
-      case 1: stride = span + pick(rng, 1, 6); break;       // gaps
-      case 2: stride = pick(rng, 0, span); break;           // interleaved / overlapping
-      case 3: stride = -span - pick(rng, 0, 4); break;      // negative
-      default: stride = ir::packed_size(child); break;
+      case 0:
+        stride = span;
+        break;  // dense-foldable
+      case 1:
+        stride = span + pick(rng, 1, 6);
+        break;  // gaps
+      case 2:
+        stride = pick(rng, 0, span);
+        break;  // interleaved / overlapping
+      case 3:
+        stride = -span - pick(rng, 0, 4);
+        break;  // negative
+      default:
+        stride = ir::packed_size(child);
+        break;
     }
-    return ir::Node::stream(pick(rng, -16, 16), pick(rng, 0, 4) == 0 ? pick(rng, 0, 1) : pick(rng, 1, 5),
-                            stride, std::move(child));
+    return ir::Node::stream(pick(rng, -16, 16),
+                            pick(rng, 0, 4) == 0 ? pick(rng, 0, 1) : pick(rng, 1, 5), stride,
+                            std::move(child));
   }
   std::vector<ir::Node> items;
   const std::int64_t n = pick(rng, 0, 5);

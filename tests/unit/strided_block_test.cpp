@@ -1,9 +1,10 @@
 // normalized() and try_append() keep the byte sequence; checked for every index of small shapes.
+#include "canon/strided_block.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "canon/strided_block.hpp"
 #include "random_tree.hpp"
 
 namespace strider::canon {
@@ -29,9 +30,15 @@ StridedBlock random_block(std::mt19937_64& rng) {
   for (int k = 0; k < n; ++k) {
     std::int64_t stride;
     switch (testing::pick(rng, 0, 3)) {
-      case 0: stride = sb.block; break;
-      case 1: stride = sb.dims.empty() ? sb.block * 2 : sb.dims.back().count * sb.dims.back().stride; break;
-      default: stride = testing::pick(rng, -12, 24); break;
+      case 0:
+        stride = sb.block;
+        break;
+      case 1:
+        stride = sb.dims.empty() ? sb.block * 2 : sb.dims.back().count * sb.dims.back().stride;
+        break;
+      default:
+        stride = testing::pick(rng, -12, 24);
+        break;
     }
     sb.dims.push_back({testing::pick(rng, 0, 4) == 0 ? 1 : testing::pick(rng, 1, 4), stride});
   }

@@ -1,13 +1,14 @@
 // The kernels' index arithmetic, run on the host for every packed word of random canonical
 // forms, counts and base alignments, against the host engine's byte order: launch shapes,
 // piece tables and fast division are all checked here without a GPU.
+#include "engine/cuda/word_offset.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 
 #include "canon/canonicalize.hpp"
 #include "engine/cpu/pack.hpp"
-#include "engine/cuda/word_offset.hpp"
 #include "ir/typemap.hpp"
 #include "random_tree.hpp"
 
@@ -17,8 +18,7 @@ namespace {
 // Byte offsets (from the origin) of the packed stream, in order, by the host engine: pack a
 // buffer whose 32-bit cells hold their own offsets... simpler: pack indices byte by byte.
 std::vector<std::int64_t> expected_offsets(const canon::CanonicalForm& form, std::int64_t extent,
-                                           std::int64_t count, std::int64_t lo,
-                                           std::int64_t hi) {
+                                           std::int64_t count, std::int64_t lo, std::int64_t hi) {
   // Each byte of a buffer spanning [lo, hi) is tagged with its offset through 8 byte planes.
   const auto span = static_cast<std::size_t>(hi - lo);
   std::vector<std::int64_t> out(static_cast<std::size_t>(form.size * count), 0);
@@ -75,11 +75,16 @@ std::vector<std::int64_t> word_offsets_any(int word, const canon::CanonicalForm&
                                            std::int64_t extent, std::int64_t count,
                                            std::uintptr_t origin, std::uintptr_t packed) {
   switch (word) {
-    case 16: return word_offsets<Div, 16>(form, extent, count, origin, packed);
-    case 8: return word_offsets<Div, 8>(form, extent, count, origin, packed);
-    case 4: return word_offsets<Div, 4>(form, extent, count, origin, packed);
-    case 2: return word_offsets<Div, 2>(form, extent, count, origin, packed);
-    default: return word_offsets<Div, 1>(form, extent, count, origin, packed);
+    case 16:
+      return word_offsets<Div, 16>(form, extent, count, origin, packed);
+    case 8:
+      return word_offsets<Div, 8>(form, extent, count, origin, packed);
+    case 4:
+      return word_offsets<Div, 4>(form, extent, count, origin, packed);
+    case 2:
+      return word_offsets<Div, 2>(form, extent, count, origin, packed);
+    default:
+      return word_offsets<Div, 1>(form, extent, count, origin, packed);
   }
 }
 
@@ -92,8 +97,8 @@ TEST(WordOffsets, KernelsIndexMathMatchesTheHostEngine) {
     ASSERT_TRUE(form.has_value());
     if (form->size == 0) continue;
     const ir::Span span = ir::true_span(tree);
-    const std::int64_t extent = std::max<std::int64_t>(1, span.hi - span.lo) +
-                                strider::testing::pick(rng, -2, 6);
+    const std::int64_t extent =
+        std::max<std::int64_t>(1, span.hi - span.lo) + strider::testing::pick(rng, -2, 6);
     const std::int64_t count = strider::testing::pick(rng, 1, 3);
     std::int64_t lo = span.lo, hi = span.hi;
     for (std::int64_t e = 0; e < count; ++e) {
@@ -127,9 +132,9 @@ TEST(WordOffsets, KernelsIndexMathMatchesTheHostEngine) {
 
 TEST(FastDivmod, ExactForEdgesAndRandomDividends) {
   std::mt19937_64 rng(5);
-  std::vector<std::uint32_t> divisors{1, 2, 3, 5, 7, 255, 256, 257, 65535, 65536, 65537,
-                                      0x7fffffff, 0x80000000u, 0x80000001u, 0xfffffffeu,
-                                      0xffffffffu};
+  std::vector<std::uint32_t> divisors{
+      1,     2,     3,     5,          7,           255,         256,         257,
+      65535, 65536, 65537, 0x7fffffff, 0x80000000u, 0x80000001u, 0xfffffffeu, 0xffffffffu};
   for (int i = 0; i < 200; ++i) divisors.push_back(static_cast<std::uint32_t>(rng() | 1));
   for (std::uint32_t d : divisors) {
     const FastDivmod32 div(d);

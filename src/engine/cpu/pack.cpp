@@ -59,16 +59,26 @@ template <bool kPack>
 std::byte* walk_any(const StridedBlock& sb, std::byte* origin, std::byte* packed) {
   const auto block = static_cast<std::size_t>(sb.block);
   switch (block) {
-    case 1: return walk<kPack>(sb, origin, packed, FixedCopy<1>{}, block);
-    case 2: return walk<kPack>(sb, origin, packed, FixedCopy<2>{}, block);
-    case 4: return walk<kPack>(sb, origin, packed, FixedCopy<4>{}, block);
-    case 8: return walk<kPack>(sb, origin, packed, FixedCopy<8>{}, block);
-    case 12: return walk<kPack>(sb, origin, packed, FixedCopy<12>{}, block);
-    case 16: return walk<kPack>(sb, origin, packed, FixedCopy<16>{}, block);
-    case 24: return walk<kPack>(sb, origin, packed, FixedCopy<24>{}, block);
-    case 32: return walk<kPack>(sb, origin, packed, FixedCopy<32>{}, block);
-    case 64: return walk<kPack>(sb, origin, packed, FixedCopy<64>{}, block);
-    default: return walk<kPack>(sb, origin, packed, RuntimeCopy{block}, block);
+    case 1:
+      return walk<kPack>(sb, origin, packed, FixedCopy<1>{}, block);
+    case 2:
+      return walk<kPack>(sb, origin, packed, FixedCopy<2>{}, block);
+    case 4:
+      return walk<kPack>(sb, origin, packed, FixedCopy<4>{}, block);
+    case 8:
+      return walk<kPack>(sb, origin, packed, FixedCopy<8>{}, block);
+    case 12:
+      return walk<kPack>(sb, origin, packed, FixedCopy<12>{}, block);
+    case 16:
+      return walk<kPack>(sb, origin, packed, FixedCopy<16>{}, block);
+    case 24:
+      return walk<kPack>(sb, origin, packed, FixedCopy<24>{}, block);
+    case 32:
+      return walk<kPack>(sb, origin, packed, FixedCopy<32>{}, block);
+    case 64:
+      return walk<kPack>(sb, origin, packed, FixedCopy<64>{}, block);
+    default:
+      return walk<kPack>(sb, origin, packed, RuntimeCopy{block}, block);
   }
 }
 

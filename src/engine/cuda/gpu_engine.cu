@@ -60,8 +60,8 @@ const void* list_table(const plan::Plan& plan, int device, int word, bool wide,
   for (const auto& e : tables->entries) {
     if (e.device == device && e.word == word && e.wide == wide) return e.table;
   }
-  const std::vector<std::byte> host = wide ? table_bytes<Divmod64>(plan.form, word)
-                                           : table_bytes<FastDivmod32>(plan.form, word);
+  const std::vector<std::byte> host =
+      wide ? table_bytes<Divmod64>(plan.form, word) : table_bytes<FastDivmod32>(plan.form, word);
   void* table = nullptr;
   cudaError_t rc = cudaMalloc(&table, host.size());
   if (rc == cudaSuccess) rc = cudaMemcpy(table, host.data(), host.size(), cudaMemcpyHostToDevice);
@@ -77,9 +77,8 @@ const void* list_table(const plan::Plan& plan, int device, int word, bool wide,
 
 // Queues the kernels (or copy) moving count elements between two device-visible buffers.
 // Returns false with `error` set; `fallback` tells whether that was a lack of memory.
-bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
-                    std::byte* packed, Direction direction, DeviceContext& ctx,
-                    std::string& error, bool& fallback) {
+bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user, std::byte* packed,
+                    Direction direction, DeviceContext& ctx, std::string& error, bool& fallback) {
   const auto& form = plan.form;
   const std::int64_t extent = plan.bounds.extent;
   const auto user_addr = reinterpret_cast<std::uintptr_t>(user);
@@ -144,10 +143,11 @@ int device_for(const BufferView& user, const BufferView& packed) {
   return cudaGetDevice(&current) == cudaSuccess ? current : 0;
 }
 
-// Device memory of another GPU is reached by copies, not by this GPU's kernels.
-std::byte* visible_on(const BufferView& b, int device) {
-  if (b.info.kind == runtime::MemoryKind::Device && b.info.device != device) return nullptr;
-  return b.device;
+// Whether this GPU's kernels reach the buffer (device memory of another GPU is reached by
+// copies instead).
+bool visible_on(const BufferView& b, int device) {
+  if (b.info.kind == runtime::MemoryKind::Device && b.info.device != device) return false;
+  return b.device_visible;
 }
 
 Outcome finish(DeviceContext& ctx, std::string& error) {
@@ -158,6 +158,13 @@ Outcome finish(DeviceContext& ctx, std::string& error) {
     return Outcome::Failed;
   }
   return Outcome::Done;
+}
+
+// The packed buffer as this GPU's kernels see it: itself, or the context's scratch buffer
+// (null when there is no memory for one).
+std::byte* device_side(const BufferView& packed, bool visible, DeviceContext& ctx,
+                       std::size_t bytes) {
+  return visible ? packed.device : static_cast<std::byte*>(ctx.scratch(bytes));
 }
 
 Outcome failed_copy(cudaError_t rc, std::string& error) {
@@ -188,27 +195,27 @@ Outcome pack(const plan::Plan& plan, std::int64_t count, const BufferView& user,
              const BufferView& packed, std::string& error) {
   const auto bytes = static_cast<std::size_t>(count * plan.bounds.size);
   return on_device(user, packed, error, [&](DeviceContext& ctx, int device) {
-    std::byte* src = visible_on(user, device);
-    std::byte* dst = visible_on(packed, device);
+    const bool user_visible = visible_on(user, device);
+    const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
-    if (src == nullptr) {
+    if (!user_visible) {
       // A host object for a device packed buffer: pack on the host, then one copy.
       std::vector<std::byte> staged(bytes);
       cpu::pack(plan.form, plan.bounds.extent, count, user.host, staged.data());
-      const cudaError_t rc = cudaMemcpyAsync(packed.host, staged.data(), bytes,
-                                             cudaMemcpyDefault, ctx.stream());
+      const cudaError_t rc =
+          cudaMemcpyAsync(packed.host, staged.data(), bytes, cudaMemcpyDefault, ctx.stream());
       if (rc != cudaSuccess) return failed_copy(rc, error);
       return finish(ctx, error);
     }
-    std::byte* target = dst ? dst : static_cast<std::byte*>(ctx.scratch(bytes));
+    std::byte* target = device_side(packed, packed_visible, ctx, bytes);
     if (target == nullptr) {
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    if (!queue_transfer(plan, count, src, target, Direction::Pack, ctx, error, fallback)) {
+    if (!queue_transfer(plan, count, user.device, target, Direction::Pack, ctx, error, fallback)) {
       return fallback ? Outcome::Fallback : Outcome::Failed;
     }
-    if (dst == nullptr) {
+    if (!packed_visible) {
       const cudaError_t rc =
           cudaMemcpyAsync(packed.host, target, bytes, cudaMemcpyDefault, ctx.stream());
       if (rc != cudaSuccess) return failed_copy(rc, error);
@@ -221,30 +228,31 @@ Outcome unpack(const plan::Plan& plan, std::int64_t count, const BufferView& pac
                const BufferView& user, std::string& error) {
   const auto bytes = static_cast<std::size_t>(count * plan.bounds.size);
   return on_device(user, packed, error, [&](DeviceContext& ctx, int device) {
-    std::byte* dst = visible_on(user, device);
-    std::byte* src = visible_on(packed, device);
+    const bool user_visible = visible_on(user, device);
+    const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
-    if (dst == nullptr) {
+    if (!user_visible) {
       // A device packed buffer for a host object: one copy, then unpack on the host.
       std::vector<std::byte> staged(bytes);
-      cudaError_t rc = cudaMemcpyAsync(staged.data(), packed.host, bytes, cudaMemcpyDefault,
-                                       ctx.stream());
+      cudaError_t rc =
+          cudaMemcpyAsync(staged.data(), packed.host, bytes, cudaMemcpyDefault, ctx.stream());
       if (rc != cudaSuccess) return failed_copy(rc, error);
       if (finish(ctx, error) != Outcome::Done) return Outcome::Failed;
       cpu::unpack(plan.form, plan.bounds.extent, count, staged.data(), user.host);
       return Outcome::Done;
     }
-    std::byte* source = src ? src : static_cast<std::byte*>(ctx.scratch(bytes));
+    std::byte* source = device_side(packed, packed_visible, ctx, bytes);
     if (source == nullptr) {
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    if (src == nullptr) {
+    if (!packed_visible) {
       const cudaError_t rc =
           cudaMemcpyAsync(source, packed.host, bytes, cudaMemcpyDefault, ctx.stream());
       if (rc != cudaSuccess) return failed_copy(rc, error);
     }
-    if (!queue_transfer(plan, count, dst, source, Direction::Unpack, ctx, error, fallback)) {
+    if (!queue_transfer(plan, count, user.device, source, Direction::Unpack, ctx, error,
+                        fallback)) {
       return fallback ? Outcome::Fallback : Outcome::Failed;
     }
     return finish(ctx, error);

@@ -93,8 +93,8 @@ __global__ void __launch_bounds__(kThreads)
   copy_words<W, Index, kPack>(
       static_cast<Index>(l.total_words),
       [&](Index p) {
-        return strided_offset<W, Div, kMaxLaunchDims>(l.offset, l.words_per_block, l.ndims,
-                                                       l.count, l.stride, p);
+        return strided_offset<W, Div, kMaxLaunchDims>(l.offset, l.words_per_block, l.ndims, l.count,
+                                                      l.stride, p);
       },
       user, packed);
 }

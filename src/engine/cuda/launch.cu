@@ -13,8 +13,9 @@ unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
   const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
   // Small words: a thread per word (capped by the grid limit; the loop covers any rest).
   // Large words: about one resident wave (8 blocks of 256 threads per multiprocessor).
-  const std::uint64_t cap = unroll == 1 ? std::uint64_t{1} << 30
-                                        : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
+  const std::uint64_t cap = unroll == 1
+                                ? std::uint64_t{1} << 30
+                                : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
 }
 
@@ -38,8 +39,7 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
 template <int W, class Div>
 cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte* user,
                    std::byte* packed, Direction d, cudaStream_t stream, unsigned grid) {
-  const ListLaunch<Div> l =
-      list_launch<Div>(s, static_cast<const PieceDesc<Div>*>(table), npieces);
+  const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const PieceDesc<Div>*>(table), npieces);
   if (d == Direction::Pack) {
     list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
   } else {
@@ -53,11 +53,16 @@ template <class F>
 cudaError_t dispatch(int word, bool wide, F&& f) {
   const auto by_word = [&](auto div) {
     switch (word) {
-      case 16: return f(div, std::integral_constant<int, 16>{});
-      case 8: return f(div, std::integral_constant<int, 8>{});
-      case 4: return f(div, std::integral_constant<int, 4>{});
-      case 2: return f(div, std::integral_constant<int, 2>{});
-      default: return f(div, std::integral_constant<int, 1>{});
+      case 16:
+        return f(div, std::integral_constant<int, 16>{});
+      case 8:
+        return f(div, std::integral_constant<int, 8>{});
+      case 4:
+        return f(div, std::integral_constant<int, 4>{});
+      case 2:
+        return f(div, std::integral_constant<int, 2>{});
+      default:
+        return f(div, std::integral_constant<int, 1>{});
     }
   };
   return wide ? by_word(Divmod64{}) : by_word(FastDivmod32{});
@@ -65,9 +70,8 @@ cudaError_t dispatch(int word, bool wide, F&& f) {
 
 }  // namespace
 
-cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user,
-                           std::byte* packed, Direction direction, cudaStream_t stream,
-                           int multiprocessors) {
+cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user, std::byte* packed,
+                           Direction direction, cudaStream_t stream, int multiprocessors) {
   const unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
   return dispatch(shape.word, wide, [&](auto div, auto word) {
     return strided_w<decltype(word)::value, decltype(div)>(shape, user, packed, direction, stream,

@@ -78,7 +78,8 @@ std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64
                                     std::uintptr_t packed) {
   if (form.pieces.empty() || count <= 0) return std::nullopt;
   ListShape shape;
-  std::uint64_t align = static_cast<std::uint64_t>(user_origin) | static_cast<std::uint64_t>(packed);
+  std::uint64_t align =
+      static_cast<std::uint64_t>(user_origin) | static_cast<std::uint64_t>(packed);
   std::uint64_t piece_bytes = 0;
   for (const canon::StridedBlock& sb : form.pieces) {
     align |= magnitude(sb.offset) | static_cast<std::uint64_t>(sb.block);
@@ -152,7 +153,8 @@ ListLaunch<Div> list_launch(const ListShape& shape, const PieceDesc<Div>* device
 
 template std::vector<PieceDesc<FastDivmod32>> piece_table(const canon::CanonicalForm&, int);
 template std::vector<PieceDesc<Divmod64>> piece_table(const canon::CanonicalForm&, int);
-template ListLaunch<FastDivmod32> list_launch(const ListShape&, const PieceDesc<FastDivmod32>*, int);
+template ListLaunch<FastDivmod32> list_launch(const ListShape&, const PieceDesc<FastDivmod32>*,
+                                              int);
 template ListLaunch<Divmod64> list_launch(const ListShape&, const PieceDesc<Divmod64>*, int);
 
 }  // namespace strider::engine::cuda

@@ -23,11 +23,11 @@ struct IndexOf<Divmod64> {
 // the block, the quotient walks the dims. The last dim needs no division.
 template <int W, class Div, int kDims, class Index>
 STRIDER_HD std::int64_t strided_offset(std::int64_t offset, const Div& per_block, int ndims,
-                                      const Div* count, const std::int64_t* stride, Index q) {
+                                       const Div* count, const std::int64_t* stride, Index q) {
   Index r;
   per_block.divmod(q, q, r);
   std::int64_t at = offset + static_cast<std::int64_t>(r) * W;
-STRIDER_UNROLL
+  STRIDER_UNROLL
   for (int k = 0; k < kDims; ++k) {
     if (k >= ndims) break;
     if (k == ndims - 1) {
@@ -48,7 +48,7 @@ STRIDER_HD std::int64_t list_offset(const ListLaunch<Div>& l, Index p) {
   Index rep, r;
   l.words_per_rep.divmod(p, rep, r);
   std::int64_t at = 0;
-STRIDER_UNROLL
+  STRIDER_UNROLL
   for (int k = 0; k < kMaxLaunchDims; ++k) {
     if (k >= l.nrep) break;
     if (k == l.nrep - 1) {
