@@ -183,16 +183,8 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
                             reinterpret_cast<std::uintptr_t>(packed_));
     ASSERT_TRUE(shape.has_value());
     for (bool wide : {false, true}) {
-      std::vector<std::byte> table_host;
-      if (wide) {
-        const auto table = piece_table<Divmod64>(*form, shape->word);
-        table_host.resize(table.size() * sizeof(table[0]));
-        std::memcpy(table_host.data(), table.data(), table_host.size());
-      } else {
-        const auto table = piece_table<FastDivmod32>(*form, shape->word);
-        table_host.resize(table.size() * sizeof(table[0]));
-        std::memcpy(table_host.data(), table.data(), table_host.size());
-      }
+      const std::vector<std::byte> table_host = wide ? list_table<Divmod64>(*form, shape->word)
+                                                     : list_table<FastDivmod32>(*form, shape->word);
       void* table = nullptr;
       ASSERT_EQ(cudaMalloc(&table, table_host.size()), cudaSuccess);
       copy_bytes(table, table_host.data(), table_host.size());

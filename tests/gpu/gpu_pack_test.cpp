@@ -188,6 +188,9 @@ namespace {
 
 // A struct at MPI_BOTTOM whose members live in two different device allocations.
 TEST(GpuPackShapes, StructAtBottomAcrossAllocations) {
+  // The staged path copies the object's span, which here covers unmapped memory between the
+  // two allocations: it is the GPU engine's case.
+  if (!gpu_engine_on()) GTEST_SKIP() << "the staged path needs the object in one allocation";
   std::mt19937_64 rng(9);
   Pool a(Kind::Device, 1 << 16), b(Kind::Device, 1 << 16), out(Kind::Device, 1 << 16);
   fill_random(a.base(), 1 << 16, rng);

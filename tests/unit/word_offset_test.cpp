@@ -61,8 +61,8 @@ std::vector<std::int64_t> word_offsets(const canon::CanonicalForm& form, std::in
   }
   auto shape = list_shape(form, extent, count, origin, packed);
   EXPECT_TRUE(shape.has_value());
-  const auto table = piece_table<Div>(form, W);
-  const auto launch = list_launch<Div>(*shape, table.data(), static_cast<int>(table.size()));
+  const auto table = list_table<Div>(form, W);
+  const auto launch = list_launch<Div>(*shape, table.data(), static_cast<int>(form.pieces.size()));
   for (std::uint64_t p = 0; p < shape->total_words; ++p) {
     const std::int64_t at = list_offset<W>(launch, static_cast<Index>(p));
     for (int b = 0; b < W; ++b) out.push_back(at + b);

@@ -40,17 +40,9 @@ struct ListTables {
   }
 };
 
-template <class Div>
-std::vector<std::byte> table_bytes(const canon::CanonicalForm& form, int word) {
-  const auto table = piece_table<Div>(form, word);
-  std::vector<std::byte> bytes(table.size() * sizeof(PieceDesc<Div>));
-  std::memcpy(bytes.data(), table.data(), bytes.size());
-  return bytes;
-}
-
 // The device table for this call, uploaded on first use and kept with the plan.
-const void* list_table(const plan::Plan& plan, int device, int word, bool wide,
-                       std::string& error) {
+const void* device_list_table(const plan::Plan& plan, int device, int word, bool wide,
+                              std::string& error) {
   std::lock_guard lock(plan.gpu.mutex);
   auto tables = std::static_pointer_cast<ListTables>(plan.gpu.state);
   if (!tables) {
@@ -61,7 +53,7 @@ const void* list_table(const plan::Plan& plan, int device, int word, bool wide,
     if (e.device == device && e.word == word && e.wide == wide) return e.table;
   }
   const std::vector<std::byte> host =
-      wide ? table_bytes<Divmod64>(plan.form, word) : table_bytes<FastDivmod32>(plan.form, word);
+      wide ? list_table<Divmod64>(plan.form, word) : list_table<FastDivmod32>(plan.form, word);
   void* table = nullptr;
   cudaError_t rc = cudaMalloc(&table, host.size());
   if (rc == cudaSuccess) rc = cudaMemcpy(table, host.data(), host.size(), cudaMemcpyHostToDevice);
@@ -117,7 +109,7 @@ bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
       list->word = max_word;
     }
     const bool wide = !fits_32bit(form, *list);
-    const void* table = list_table(plan, ctx.device(), list->word, wide, error);
+    const void* table = device_list_table(plan, ctx.device(), list->word, wide, error);
     if (!table) {
       fallback = true;
       return false;

@@ -39,7 +39,7 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
 template <int W, class Div>
 cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte* user,
                    std::byte* packed, Direction d, cudaStream_t stream, unsigned grid) {
-  const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const PieceDesc<Div>*>(table), npieces);
+  const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const std::byte*>(table), npieces);
   if (d == Direction::Pack) {
     list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
   } else {

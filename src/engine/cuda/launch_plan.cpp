@@ -1,5 +1,7 @@
 #include "engine/cuda/launch_plan.hpp"
 
+#include <cstring>
+
 namespace strider::engine::cuda {
 
 int word_size_for(std::initializer_list<std::uint64_t> values) {
@@ -114,13 +116,36 @@ bool fits_32bit(const canon::CanonicalForm& form, const ListShape& shape) {
   return true;
 }
 
+namespace {
+
+struct TableLayout {
+  std::size_t first_words, chunk_first, bytes;
+};
+
 template <class Div>
-std::vector<PieceDesc<Div>> piece_table(const canon::CanonicalForm& form, int word) {
-  std::vector<PieceDesc<Div>> table;
-  table.reserve(form.pieces.size());
+TableLayout table_layout(std::size_t npieces, std::size_t nchunks) {
+  TableLayout t;
+  t.first_words = npieces * sizeof(PieceDesc<Div>);
+  t.chunk_first = t.first_words + npieces * sizeof(std::uint64_t);
+  t.bytes = t.chunk_first + (nchunks + 1) * sizeof(std::uint32_t);
+  return t;
+}
+
+std::size_t chunks_of(std::uint64_t words) {
+  return static_cast<std::size_t>((words + (std::uint64_t{1} << kChunkShift) - 1) >> kChunkShift);
+}
+
+}  // namespace
+
+template <class Div>
+std::vector<std::byte> list_table(const canon::CanonicalForm& form, int word) {
+  const std::size_t n = form.pieces.size();
+  std::vector<PieceDesc<Div>> pieces(n);
+  std::vector<std::uint64_t> first_words(n);
   std::uint64_t first = 0;
-  for (const canon::StridedBlock& sb : form.pieces) {
-    PieceDesc<Div> d;
+  for (std::size_t i = 0; i < n; ++i) {
+    const canon::StridedBlock& sb = form.pieces[i];
+    PieceDesc<Div>& d = pieces[i];
     d.offset = sb.offset;
     d.first_word = first;
     d.words_per_block = Div(static_cast<std::uint64_t>(sb.block / word));
@@ -129,17 +154,36 @@ std::vector<PieceDesc<Div>> piece_table(const canon::CanonicalForm& form, int wo
       d.count[k] = Div(static_cast<std::uint64_t>(sb.dims[k].count));
       d.stride[k] = sb.dims[k].stride;
     }
+    first_words[i] = first;
     first += static_cast<std::uint64_t>(sb.packed_bytes() / word);
-    table.push_back(d);
   }
-  return table;
+  // chunk_first[c]: the piece holding word c << kChunkShift; the last entry closes the range.
+  const std::size_t nchunks = chunks_of(first);
+  std::vector<std::uint32_t> chunk_first(nchunks + 1);
+  std::size_t piece = 0;
+  for (std::size_t c = 0; c < nchunks; ++c) {
+    const std::uint64_t w = static_cast<std::uint64_t>(c) << kChunkShift;
+    while (piece + 1 < n && first_words[piece + 1] <= w) ++piece;
+    chunk_first[c] = static_cast<std::uint32_t>(piece);
+  }
+  chunk_first[nchunks] = static_cast<std::uint32_t>(n - 1);
+  const TableLayout t = table_layout<Div>(n, nchunks);
+  std::vector<std::byte> bytes(t.bytes);
+  std::memcpy(bytes.data(), pieces.data(), n * sizeof(PieceDesc<Div>));
+  std::memcpy(bytes.data() + t.first_words, first_words.data(), n * sizeof(std::uint64_t));
+  std::memcpy(bytes.data() + t.chunk_first, chunk_first.data(),
+              chunk_first.size() * sizeof(std::uint32_t));
+  return bytes;
 }
 
 template <class Div>
-ListLaunch<Div> list_launch(const ListShape& shape, const PieceDesc<Div>* device_pieces,
-                            int npieces) {
+ListLaunch<Div> list_launch(const ListShape& shape, const std::byte* table, int npieces) {
+  const TableLayout t =
+      table_layout<Div>(static_cast<std::size_t>(npieces), chunks_of(shape.words_per_rep));
   ListLaunch<Div> l;
-  l.pieces = device_pieces;
+  l.pieces = reinterpret_cast<const PieceDesc<Div>*>(table);
+  l.first_words = reinterpret_cast<const std::uint64_t*>(table + t.first_words);
+  l.chunk_first = reinterpret_cast<const std::uint32_t*>(table + t.chunk_first);
   l.npieces = npieces;
   l.words_per_rep = Div(shape.words_per_rep);
   l.nrep = static_cast<int>(shape.rep.size());
@@ -151,10 +195,9 @@ ListLaunch<Div> list_launch(const ListShape& shape, const PieceDesc<Div>* device
   return l;
 }
 
-template std::vector<PieceDesc<FastDivmod32>> piece_table(const canon::CanonicalForm&, int);
-template std::vector<PieceDesc<Divmod64>> piece_table(const canon::CanonicalForm&, int);
-template ListLaunch<FastDivmod32> list_launch(const ListShape&, const PieceDesc<FastDivmod32>*,
-                                              int);
-template ListLaunch<Divmod64> list_launch(const ListShape&, const PieceDesc<Divmod64>*, int);
+template std::vector<std::byte> list_table<FastDivmod32>(const canon::CanonicalForm&, int);
+template std::vector<std::byte> list_table<Divmod64>(const canon::CanonicalForm&, int);
+template ListLaunch<FastDivmod32> list_launch(const ListShape&, const std::byte*, int);
+template ListLaunch<Divmod64> list_launch(const ListShape&, const std::byte*, int);
 
 }  // namespace strider::engine::cuda

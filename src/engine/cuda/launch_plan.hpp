@@ -62,9 +62,16 @@ struct PieceDesc {
   std::int64_t stride[canon::kMaxDims] = {};
 };
 
+// A thread finds its piece by binary search between two entries of a chunk index: the piece
+// holding the first word of each chunk of 2^kChunkShift packed words (CUB-style tiles, so the
+// search spans the few pieces of one chunk rather than all of them).
+constexpr int kChunkShift = 8;
+
 template <class Div>
 struct ListLaunch {
-  const PieceDesc<Div>* pieces = nullptr;  // device memory
+  const PieceDesc<Div>* pieces = nullptr;  // all three arrays live in one device table
+  const std::uint64_t* first_words = nullptr;
+  const std::uint32_t* chunk_first = nullptr;
   int npieces = 0;
   Div words_per_rep;
   int nrep = 0;
@@ -84,12 +91,13 @@ std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64
                                     std::uintptr_t packed);
 bool fits_32bit(const canon::CanonicalForm& form, const ListShape& shape);
 
-// The device table of a form's pieces for a word size (built on the host, uploaded by the caller).
+// The table of a form's pieces for a word size, as bytes: the pieces, their first words and the
+// chunk index. Built on the host, uploaded once per type, device and word size by the caller.
 template <class Div>
-std::vector<PieceDesc<Div>> piece_table(const canon::CanonicalForm& form, int word);
+std::vector<std::byte> list_table(const canon::CanonicalForm& form, int word);
 
+// The launch for a table at `table` (device memory for kernels, host memory for tests).
 template <class Div>
-ListLaunch<Div> list_launch(const ListShape& shape, const PieceDesc<Div>* device_pieces,
-                            int npieces);
+ListLaunch<Div> list_launch(const ListShape& shape, const std::byte* table, int npieces);
 
 }  // namespace strider::engine::cuda
