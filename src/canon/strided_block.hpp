@@ -88,6 +88,11 @@ struct CanonicalForm {
   std::vector<StridedBlock> pieces;
   DimList repeat;
   std::int64_t size = 0;  // packed bytes of one element
+  // Summaries of the pieces, derived by lower() so per-call code need not walk them: the OR of
+  // every piece's offset, block and stride magnitudes (for alignment), and the largest count of
+  // any piece dim.
+  std::uint64_t layout_bits = 0;
+  std::int64_t max_piece_count = 0;
 
   bool strided() const { return pieces.size() == 1 && repeat.empty(); }
   std::int64_t repetitions() const;

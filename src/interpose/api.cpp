@@ -4,7 +4,6 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "interpose/next.hpp"
 #include "interpose/state.hpp"
-#include "plan/host_policy.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
 
@@ -35,7 +34,7 @@ STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int si
   if (p->supported) {
     const bool host =
         runtime::config().host_engine == runtime::HostEngine::On ||
-        (runtime::config().host_engine == runtime::HostEngine::Auto && plan::host_engine_wins(*p));
+        (runtime::config().host_engine == runtime::HostEngine::Auto && p->host_engine_wins);
     text += std::string("engine for host buffers: ") +
             (host && !runtime::config().disabled ? "strider-cpu" : "system MPI") + "\n";
     text += std::string("engine for GPU buffers: ") +

@@ -14,7 +14,6 @@
 #include "interpose/next.hpp"
 #include "interpose/staged.hpp"
 #include "interpose/state.hpp"
-#include "plan/host_policy.hpp"
 #include "runtime/config.hpp"
 #include "runtime/memory_kind.hpp"
 
@@ -59,7 +58,7 @@ std::optional<Call> classify(MPI_Datatype type, int count, const void* user, con
 bool host_engine_serves(const plan::Plan& plan) {
   const auto engine = runtime::config().host_engine;
   if (!plan.supported || engine == runtime::HostEngine::Off) return false;
-  return engine == runtime::HostEngine::On || plan::host_engine_wins(plan);
+  return engine == runtime::HostEngine::On || plan.host_engine_wins;
 }
 
 bool gpu_engine_serves(const plan::Plan& plan) {

@@ -1,5 +1,7 @@
 #include "plan/plan.hpp"
 
+#include "plan/host_policy.hpp"
+
 namespace strider::plan {
 
 std::shared_ptr<const Plan> build_plan(MPI_Datatype type, Explanation* explanation) {
@@ -22,6 +24,7 @@ std::shared_ptr<const Plan> build_plan(MPI_Datatype type, Explanation* explanati
     }
     plan->form = std::move(*form);
     plan->supported = true;
+    plan->host_engine_wins = host_engine_wins(*plan);
   } catch (const std::exception& e) {
     plan->reason = e.what();
   }

@@ -25,7 +25,8 @@ struct Plan {
   canon::CanonicalForm form;  // valid when supported
   decode::Bounds bounds;      // the MPI's own figures
   int ir_depth = 0;
-  mutable EngineCache gpu;  // the GPU engine's per-type state
+  bool host_engine_wins = false;  // STRIDER_HOST_ENGINE=auto's verdict, decided once
+  mutable EngineCache gpu;        // the GPU engine's per-type state
 };
 
 // What building a plan went through, for strider-explain and debug logs.

@@ -79,15 +79,10 @@ std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64
                                     std::int64_t count, std::uintptr_t user_origin,
                                     std::uintptr_t packed) {
   if (form.pieces.empty() || count <= 0) return std::nullopt;
+  // O(repeat dims): the pieces enter through the form's summaries only.
   ListShape shape;
-  std::uint64_t align =
-      static_cast<std::uint64_t>(user_origin) | static_cast<std::uint64_t>(packed);
-  std::uint64_t piece_bytes = 0;
-  for (const canon::StridedBlock& sb : form.pieces) {
-    align |= magnitude(sb.offset) | static_cast<std::uint64_t>(sb.block);
-    for (const canon::Dim& d : sb.dims) align |= magnitude(d.stride);
-    piece_bytes += static_cast<std::uint64_t>(sb.packed_bytes());
-  }
+  std::uint64_t align = form.layout_bits | static_cast<std::uint64_t>(user_origin) |
+                        static_cast<std::uint64_t>(packed);
   shape.rep = form.repeat;
   for (const canon::Dim& d : form.repeat) align |= magnitude(d.stride);
   if (count > 1) {
@@ -96,9 +91,10 @@ std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64
     align |= magnitude(extent);
   }
   shape.word = word_size_for({align});
-  shape.words_per_rep = piece_bytes / static_cast<std::uint64_t>(shape.word);
-  shape.total_words = static_cast<std::uint64_t>(form.size) * static_cast<std::uint64_t>(count) /
-                      static_cast<std::uint64_t>(shape.word);
+  const auto word = static_cast<std::uint64_t>(shape.word);
+  shape.words_per_rep = static_cast<std::uint64_t>(form.size / form.repetitions()) / word;
+  shape.total_words =
+      static_cast<std::uint64_t>(form.size) * static_cast<std::uint64_t>(count) / word;
   return shape;
 }
 
@@ -108,12 +104,7 @@ bool fits_32bit(const canon::CanonicalForm& form, const ListShape& shape) {
   for (const canon::Dim& d : shape.rep) {
     if (static_cast<std::uint64_t>(d.count) >= kLimit) return false;
   }
-  for (const canon::StridedBlock& sb : form.pieces) {
-    for (const canon::Dim& d : sb.dims) {
-      if (static_cast<std::uint64_t>(d.count) >= kLimit) return false;
-    }
-  }
-  return true;
+  return static_cast<std::uint64_t>(form.max_piece_count) < kLimit;
 }
 
 namespace {
