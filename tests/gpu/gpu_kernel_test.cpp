@@ -182,7 +182,9 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
     auto shape = list_shape(*form, extent, count, reinterpret_cast<std::uintptr_t>(origin),
                             reinterpret_cast<std::uintptr_t>(packed_));
     ASSERT_TRUE(shape.has_value());
-    for (bool wide : {false, true}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      const bool wide = variant & 1;
+      const ListKernel kind = variant & 2 ? ListKernel::WarpPerPiece : ListKernel::Search;
       const std::vector<std::byte> table_host = wide ? list_table<Divmod64>(*form, shape->word)
                                                      : list_table<FastDivmod32>(*form, shape->word);
       void* table = nullptr;
@@ -190,7 +192,7 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
       copy_bytes(table, table_host.data(), table_host.size());
       ASSERT_EQ(cudaMemset(packed_, 0xab, bytes + 64), cudaSuccess);
       ASSERT_EQ(launch_list(*shape, table, static_cast<int>(form->pieces.size()), wide, origin,
-                            packed_, Direction::Pack, stream_, 132),
+                            packed_, Direction::Pack, stream_, 132, kind),
                 cudaSuccess);
       ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
       std::vector<std::byte> want(bytes + 64, std::byte{0xab});
@@ -201,7 +203,22 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
       while (first_bad < got.size() && got[first_bad] == want[first_bad]) ++first_bad;
       ASSERT_EQ(first_bad, got.size())
           << canon::to_string(*form) << " count " << count << " extent " << extent << " word "
-          << shape->word << " wide " << wide << " first wrong packed byte " << first_bad;
+          << shape->word << " wide " << wide << " warp per piece " << (variant >> 1)
+          << " first wrong packed byte " << first_bad;
+
+      // Unpack the packed bytes over a fresh random user buffer.
+      std::vector<std::byte> fresh(host_user.size());
+      for (auto& b : fresh) b = static_cast<std::byte>(rng());
+      copy_bytes(user_, fresh.data(), fresh.size());
+      ASSERT_EQ(launch_list(*shape, table, static_cast<int>(form->pieces.size()), wide, origin,
+                            packed_, Direction::Unpack, stream_, 132, kind),
+                cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      cpu::unpack(*form, extent, count, want.data(), fresh.data() + 4096 + shift - r.lo);
+      std::vector<std::byte> back(fresh.size());
+      copy_bytes(back.data(), user_, back.size());
+      ASSERT_EQ(back, fresh) << canon::to_string(*form) << " unpack, warp per piece "
+                             << (variant >> 1);
       cudaFree(table);
     }
   }

@@ -108,4 +108,38 @@ __global__ void __launch_bounds__(kThreads)
       packed);
 }
 
+// Block lists of many small pieces: a warp per piece of each repetition, its lanes over the
+// piece's words (CUB's "warp per buffer" size class), so no thread searches for its piece.
+template <int W, class Div, bool kPack>
+__global__ void __launch_bounds__(kThreads)
+    list_warp_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed) {
+  using Index = typename IndexOf<Div>::type;
+  using Word = typename WordOf<W>::type;
+  constexpr int kWarp = 32;
+  const std::uint64_t per_rep = l.words_per_rep.divisor;
+  const std::uint64_t jobs = l.total_words / per_rep * static_cast<std::uint64_t>(l.npieces);
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kWarp;
+  const int lane = static_cast<int>(threadIdx.x % kWarp);
+  Word* packed_words = reinterpret_cast<Word*>(packed);
+  for (std::uint64_t job =
+           (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp;
+       job < jobs; job += warps) {
+    const std::uint64_t rep = job / static_cast<std::uint64_t>(l.npieces);
+    const int i = static_cast<int>(job - rep * static_cast<std::uint64_t>(l.npieces));
+    const std::int64_t base = rep_offset(l, static_cast<Index>(rep));
+    const std::uint64_t first = rep * per_rep + l.first_words[i];
+    const std::uint64_t words =
+        (i + 1 < l.npieces ? l.first_words[i + 1] : per_rep) - l.first_words[i];
+    for (std::uint64_t w = static_cast<std::uint64_t>(lane); w < words; w += kWarp) {
+      Word* at =
+          reinterpret_cast<Word*>(user + base + piece_offset<W>(l, i, static_cast<Index>(w)));
+      if (kPack) {
+        packed_words[first + w] = *at;
+      } else {
+        *at = packed_words[first + w];
+      }
+    }
+  }
+}
+
 }  // namespace strider::engine::cuda

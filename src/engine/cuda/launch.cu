@@ -38,15 +38,24 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
 
 template <int W, class Div>
 cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte* user,
-                   std::byte* packed, Direction d, cudaStream_t stream, unsigned grid) {
+                   std::byte* packed, Direction d, cudaStream_t stream, unsigned grid,
+                   bool warp_per_piece) {
   const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const std::byte*>(table), npieces);
-  if (d == Direction::Pack) {
-    list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
+  const bool pack = d == Direction::Pack;
+  if (warp_per_piece) {
+    pack ? list_warp_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed)
+         : list_warp_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
   } else {
-    list_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+    pack ? list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed)
+         : list_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
   }
   return cudaGetLastError();
 }
+
+// Many small pieces go a warp per piece: below this mean piece size (in words) a warp's lanes
+// are mostly busy and the per-word search the other kernel pays costs more than it saves.
+constexpr std::uint64_t kWarpPieceMaxWords = 128;
+constexpr int kWarpPieceMinPieces = 32;
 
 // Calls f(Div{}, std::integral_constant<int, W>{}) for the run-time word size and index width.
 template <class F>
@@ -81,11 +90,21 @@ cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user
 
 cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, bool wide,
                         std::byte* user, std::byte* packed, Direction direction,
-                        cudaStream_t stream, int multiprocessors) {
-  const unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
+                        cudaStream_t stream, int multiprocessors, ListKernel kind) {
+  const bool warp_per_piece =
+      kind == ListKernel::WarpPerPiece ||
+      (kind == ListKernel::Auto && npieces >= kWarpPieceMinPieces &&
+       shape.words_per_rep <= kWarpPieceMaxWords * static_cast<std::uint64_t>(npieces));
+  unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
+  if (warp_per_piece) {
+    const std::uint64_t jobs = shape.total_words / shape.words_per_rep * npieces;
+    const std::uint64_t warps_per_block = kThreads / 32;
+    grid = static_cast<unsigned>(std::min<std::uint64_t>(
+        std::uint64_t{1} << 30, (jobs + warps_per_block - 1) / warps_per_block));
+  }
   return dispatch(shape.word, wide, [&](auto div, auto word) {
     return list_w<decltype(word)::value, decltype(div)>(shape, table, npieces, user, packed,
-                                                        direction, stream, grid);
+                                                        direction, stream, grid, warp_per_piece);
   });
 }
 

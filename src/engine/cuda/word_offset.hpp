@@ -41,12 +41,9 @@ STRIDER_HD std::int64_t strided_offset(std::int64_t offset, const Div& per_block
   return at;
 }
 
-// Byte offset of packed word p of a block list: which repetition (the repeat dims and element
-// count), which piece (binary search over the pieces' first words), then within the piece.
-template <int W, class Div, class Index>
-STRIDER_HD std::int64_t list_offset(const ListLaunch<Div>& l, Index p) {
-  Index rep, r;
-  l.words_per_rep.divmod(p, rep, r);
+// Byte offset of repetition `rep` of a block list (the form's repeat dims, then the count).
+template <class Div, class Index>
+STRIDER_HD std::int64_t rep_offset(const ListLaunch<Div>& l, Index rep) {
   std::int64_t at = 0;
   STRIDER_UNROLL
   for (int k = 0; k < kMaxLaunchDims; ++k) {
@@ -59,19 +56,34 @@ STRIDER_HD std::int64_t list_offset(const ListLaunch<Div>& l, Index p) {
     l.rep_count[k].divmod(rep, rep, rk);
     at += static_cast<std::int64_t>(rk) * l.rep_stride[k];
   }
-  int lo = 0, hi = l.npieces - 1;
+  return at;
+}
+
+// Byte offset of word `w` of piece `i`.
+template <int W, class Div, class Index>
+STRIDER_HD std::int64_t piece_offset(const ListLaunch<Div>& l, int i, Index w) {
+  const PieceDesc<Div>& piece = l.pieces[i];
+  return strided_offset<W, Div, static_cast<int>(canon::kMaxDims)>(
+      piece.offset, piece.words_per_block, piece.ndims, piece.count, piece.stride, w);
+}
+
+// Byte offset of packed word p of a block list: which repetition, which piece (binary search
+// over the pieces' first words, bounded by the chunk index), then within the piece.
+template <int W, class Div, class Index>
+STRIDER_HD std::int64_t list_offset(const ListLaunch<Div>& l, Index p) {
+  Index rep, r;
+  l.words_per_rep.divmod(p, rep, r);
+  const auto chunk = static_cast<std::size_t>(r >> kChunkShift);
+  int lo = static_cast<int>(l.chunk_first[chunk]), hi = static_cast<int>(l.chunk_first[chunk + 1]);
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (l.pieces[mid].first_word <= r) {
+    if (l.first_words[mid] <= r) {
       lo = mid;
     } else {
       hi = mid - 1;
     }
   }
-  const PieceDesc<Div>& piece = l.pieces[lo];
-  return at + strided_offset<W, Div, static_cast<int>(canon::kMaxDims)>(
-                  piece.offset, piece.words_per_block, piece.ndims, piece.count, piece.stride,
-                  static_cast<Index>(r - piece.first_word));
+  return rep_offset(l, rep) + piece_offset<W>(l, lo, static_cast<Index>(r - l.first_words[lo]));
 }
 
 }  // namespace strider::engine::cuda
