@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "gpu_memory.hpp"
 #include "ir/constructors.hpp"
 #include "ir/node.hpp"
+#include "ir/typemap.hpp"
 #include "random_tree.hpp"
 
 namespace strider::engine::cuda {
@@ -182,6 +184,12 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
     auto shape = list_shape(*form, extent, count, reinterpret_cast<std::uintptr_t>(origin),
                             reinterpret_cast<std::uintptr_t>(packed_));
     ASSERT_TRUE(shape.has_value());
+    std::vector<std::int64_t> touched;
+    for (std::int64_t e = 0; e < count; ++e) {
+      for (std::int64_t off : ir::byte_offsets(tree)) touched.push_back(off + e * extent);
+    }
+    std::sort(touched.begin(), touched.end());
+    const bool overlapping = std::adjacent_find(touched.begin(), touched.end()) != touched.end();
     for (int variant = 0; variant < 4; ++variant) {
       const bool wide = variant & 1;
       const ListKernel kind = variant & 2 ? ListKernel::WarpPerPiece : ListKernel::Search;
@@ -206,7 +214,12 @@ TEST_F(Kernels, BlockListsMatchTheHostEngine) {
           << shape->word << " wide " << wide << " warp per piece " << (variant >> 1)
           << " first wrong packed byte " << first_bad;
 
-      // Unpack the packed bytes over a fresh random user buffer.
+      // Unpack the packed bytes over a fresh random user buffer, where the typemap touches no
+      // byte twice (unpacking into an overlapping type is erroneous in MPI).
+      if (overlapping) {
+        cudaFree(table);
+        continue;
+      }
       std::vector<std::byte> fresh(host_user.size());
       for (auto& b : fresh) b = static_cast<std::byte>(rng());
       copy_bytes(user_, fresh.data(), fresh.size());
