@@ -147,7 +147,6 @@ std::optional<CanonicalForm> lower(const ir::Node& node, std::size_t max_pieces)
     return std::nullopt;  // more irreducible dims than a strided block holds
   }
   std::int64_t piece_bytes = 0;
-  const auto magnitude = [](std::int64_t v) { return static_cast<std::uint64_t>(v < 0 ? -v : v); };
   for (const StridedBlock& sb : form.pieces) {
     piece_bytes += sb.packed_bytes();
     form.layout_bits |= magnitude(sb.offset) | static_cast<std::uint64_t>(sb.block);

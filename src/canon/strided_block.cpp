@@ -51,7 +51,7 @@ bool try_append(StridedBlock& run, const StridedBlock& next) {
       return true;
     }
   }
-  if (unit_equal(run, next, run.dims.size())) {
+  if (unit_equal(run, next, run.dims.size()) && run.dims.size() < kMaxDims) {
     run.dims.push_back(Dim{2, delta});
     run = normalized(std::move(run));
     return true;

@@ -11,6 +11,12 @@
 
 namespace strider::canon {
 
+// |v| as an unsigned value: strides and offsets may be negative, their magnitude decides
+// alignment.
+inline std::uint64_t magnitude(std::int64_t v) {
+  return v < 0 ? ~static_cast<std::uint64_t>(v) + 1 : static_cast<std::uint64_t>(v);
+}
+
 struct Dim {
   std::int64_t count = 1;
   std::int64_t stride = 0;  // bytes, may be negative or zero

@@ -17,6 +17,7 @@ void check(int rc, const char* what) {
 class Contents {
  public:
   explicit Contents(MPI_Datatype type) {
+    if (origin_of(type) == Origin::Unknown) throw Unsupported("unreadable datatype envelope");
     int ni = 0, na = 0, nt = 0;
     check(PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner), "MPI_Type_get_envelope");
     if (combiner == MPI_COMBINER_NAMED) return;
@@ -28,7 +29,7 @@ class Contents {
   }
   ~Contents() {
     for (MPI_Datatype& t : types) {
-      if (!is_named(t)) PMPI_Type_free(&t);
+      if (origin_of(t) == Origin::Derived) PMPI_Type_free(&t);
     }
   }
   Contents(const Contents&) = delete;
@@ -157,20 +158,47 @@ ir::Node layout_of(MPI_Datatype type) {
   }
 }
 
-bool has_negative_stride(const ir::Node& node) {
-  if (node.is_stream() && node.stride < 0) return true;
+// Open MPI 4.1 treats a (h)vector whose byte stride is -1 as a forward contiguous run.
+bool has_minus_one_stride(const ir::Node& node) {
+  if (node.is_stream() && node.stride == -1) return true;
   for (const ir::Node& c : node.children) {
-    if (has_negative_stride(c)) return true;
+    if (has_minus_one_stride(c)) return true;
   }
   return false;
 }
 
+bool mpi_misreports_span(const ir::Node& layout) {
+#if defined(OPEN_MPI)
+  return has_minus_one_stride(layout);
+#else
+  (void)layout;
+  return false;
+#endif
+}
+
 }  // namespace
 
-bool is_named(MPI_Datatype type) {
-  int ni = 0, na = 0, nt = 0, combiner = MPI_COMBINER_NAMED;
-  if (PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS) return true;
-  return combiner == MPI_COMBINER_NAMED;
+Origin origin_of(MPI_Datatype type) {
+  int combiner = MPI_COMBINER_NAMED;
+#if MPI_VERSION >= 4
+  // Large-count types make the classic query fail (fatally, under the default handler); the _c
+  // query reads every type.
+  MPI_Count ni = 0, na = 0, nc = 0, nt = 0;
+  if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nt, &combiner) != MPI_SUCCESS) {
+    return Origin::Unknown;
+  }
+  if (nc > 0) return Origin::Unknown;
+#else
+  int ni = 0, na = 0, nt = 0;
+  if (PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS) {
+    return Origin::Unknown;
+  }
+#endif
+  if (combiner == MPI_COMBINER_NAMED || combiner == MPI_COMBINER_F90_REAL ||
+      combiner == MPI_COMBINER_F90_COMPLEX || combiner == MPI_COMBINER_F90_INTEGER) {
+    return Origin::Predefined;
+  }
+  return Origin::Derived;
 }
 
 Bounds bounds_of(MPI_Datatype type) {
@@ -182,9 +210,9 @@ Bounds bounds_of(MPI_Datatype type) {
   return {size, lb, extent, true_lb, true_extent};
 }
 
-Decoded decode(MPI_Datatype type) {
+Decoded decode(MPI_Datatype type, const Bounds& bounds) {
   Decoded d;
-  d.bounds = bounds_of(type);
+  d.bounds = bounds;
   try {
     d.layout = layout_of(type);
   } catch (const std::invalid_argument& e) {
@@ -195,10 +223,10 @@ Decoded decode(MPI_Datatype type) {
     throw Unsupported("decoded size " + std::to_string(ir::packed_size(d.layout)) +
                       " differs from MPI's " + std::to_string(d.bounds.size));
   }
-  // The span must agree too, except below a negative stride: Open MPI 4.1 treats a (h)vector
-  // whose byte stride is -1 as a forward contiguous run, so its bounds (and its MPI_Pack)
-  // disagree with the standard's typemap, which Strider follows (as MPICH does).
-  if (d.bounds.size > 0 && !has_negative_stride(d.layout)) {
+  // The span must agree too, except where the MPI is known to misreport it: Open MPI 4.1 treats a
+  // (h)vector whose byte stride is -1 as a forward contiguous run, so its bounds (and its
+  // MPI_Pack) disagree with the standard's typemap, which Strider follows (as MPICH does).
+  if (d.bounds.size > 0 && !mpi_misreports_span(d.layout)) {
     const ir::Span span = ir::true_span(d.layout);
     if (span.lo != d.bounds.true_lb || span.hi - span.lo != d.bounds.true_extent) {
       throw Unsupported("decoded true extent " + std::to_string(span.hi - span.lo) +

@@ -30,13 +30,17 @@ struct Decoded {
   Bounds bounds;
 };
 
-// Decodes a type; the IR's byte count and span are checked against what MPI reports, so a
-// mismatch becomes Unsupported, never a wrong byte. Requires MPI to be initialized.
-Decoded decode(MPI_Datatype type);
+// Decodes a type whose MPI bounds are `bounds`; the IR's byte count and span are checked against
+// them, so a mismatch becomes Unsupported, never a wrong byte. Requires MPI to be initialized.
+Decoded decode(MPI_Datatype type, const Bounds& bounds);
 
 // The layout of a predefined (named) type, discovered once per handle from the MPI itself.
 ir::Node named_layout(MPI_Datatype type);
 
-bool is_named(MPI_Datatype type);
+// What the envelope says of a handle: predefined (named, or a parameterized F90 type, which must
+// not be freed either), derived, or unknown (the query failed: an invalid handle, or an MPI-4
+// large-count type this decoder does not read).
+enum class Origin { Predefined, Derived, Unknown };
+Origin origin_of(MPI_Datatype type);
 
 }  // namespace strider::decode

@@ -1,7 +1,7 @@
 // The strider_* C API (include/strider/strider.h).
 #include <cstring>
 
-#include "engine/cuda/gpu_engine.hpp"
+#include "interpose/engine_choice.hpp"
 #include "interpose/next.hpp"
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
@@ -28,20 +28,17 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
 }
 
 STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int size) {
+  if (runtime::config().disabled) return -1;  // a pure pass-through decodes nothing
   auto p = interpose::plan_for(type);
   if (!p) return -1;
   std::string text = plan::describe(*p);
   if (p->supported) {
-    const bool host =
-        runtime::config().host_engine == runtime::HostEngine::On ||
-        (runtime::config().host_engine == runtime::HostEngine::Auto && p->host_engine_wins);
     text += std::string("engine for host buffers: ") +
-            (host && !runtime::config().disabled ? "strider-cpu" : "system MPI") + "\n";
+            (interpose::host_engine_serves(*p) ? "strider-cpu" : "system MPI") + "\n";
     text += std::string("engine for GPU buffers: ") +
-            (engine::cuda::available() && runtime::config().gpu_engine
-                 ? (p->form.strided() ? "strider-gpu (strided kernel)"
-                                      : "strider-gpu (block-list kernel)")
-                 : "staged through host memory") +
+            (!interpose::gpu_engine_serves(*p) ? "staged through host memory"
+             : p->form.strided()               ? "strider-gpu (strided kernel)"
+                                               : "strider-gpu (block-list kernel)") +
             "\n";
   }
   if (buffer != nullptr && size > 0) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "engine/cuda/gpu_engine.hpp"
+#include "interpose/engine_choice.hpp"
 #include "interpose/next.hpp"
 #include "interpose/staged.hpp"
 #include "interpose/state.hpp"
@@ -47,22 +48,16 @@ std::optional<Call> classify(MPI_Datatype type, int count, const void* user, con
   // A null user buffer is MPI_BOTTOM: fine for absolute addresses, a crash for relative ones;
   // the MPI decides what to make of the latter.
   constexpr std::int64_t kLowestMappedAddress = 4096;
-  if (user == nullptr && call.plan->bounds.true_lb < kLowestMappedAddress) return std::nullopt;
-  call.user = runtime::view_buffer(user, call.plan->bounds.true_lb);
+  // The memory is classified at a byte the call touches: the first packed byte's offset (the
+  // MPI's true lb for types Strider does not decode).
+  const plan::Plan& p = *call.plan;
+  const std::int64_t probe = p.supported ? p.form.pieces.front().offset : p.bounds.true_lb;
+  if (user == nullptr && probe < kLowestMappedAddress) return std::nullopt;
+  call.user = runtime::view_buffer(user, probe);
   call.packed = runtime::view_buffer(static_cast<const std::byte*>(packed) + *position, 0);
   call.gpu =
       runtime::gpu_resident(call.user.info.kind) || runtime::gpu_resident(call.packed.info.kind);
   return call;
-}
-
-bool host_engine_serves(const plan::Plan& plan) {
-  const auto engine = runtime::config().host_engine;
-  if (!plan.supported || engine == runtime::HostEngine::Off) return false;
-  return engine == runtime::HostEngine::On || plan.host_engine_wins;
-}
-
-bool gpu_engine_serves(const plan::Plan& plan) {
-  return plan.supported && runtime::config().gpu_engine;
 }
 
 int truncated(MPI_Comm comm) {

@@ -19,6 +19,7 @@ struct HostSpan {
   std::byte* origin() { return bytes.data() - lo; }
 };
 
+// False if the type's bounds are unknown or the span does not fit in host memory.
 bool span_of(MPI_Datatype type, int count, HostSpan& span) {
   decode::Bounds b;
   try {
@@ -32,7 +33,11 @@ bool span_of(MPI_Datatype type, int count, HostSpan& span) {
     hi = std::max(hi, b.true_lb + b.true_extent + e * b.extent);
   }
   span.lo = lo;
-  span.bytes.resize(static_cast<std::size_t>(hi - lo));
+  try {
+    span.bytes.resize(static_cast<std::size_t>(hi - lo));
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
   return true;
 }
 
@@ -51,8 +56,8 @@ int report_error(MPI_Comm comm, const char* what, const std::string& detail) {
 int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Datatype type,
                 const runtime::BufferView& packed, int outsize, int* position, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(type, count, span))
-    return next(user.host, count, type, packed.host, outsize, position, comm);
+  // Never the MPI with device pointers: without a host copy of the span, report.
+  if (!span_of(type, count, span)) return report_error(comm, "staged pack", "no host span");
   std::string error;
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
     return cuda_failure(comm, error);
@@ -79,8 +84,7 @@ int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Dat
 int staged_unpack(UnpackFn next, const runtime::BufferView& packed, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(type, count, span))
-    return next(packed.host, insize, position, user.host, count, type, comm);
+  if (!span_of(type, count, span)) return report_error(comm, "staged unpack", "no host span");
   std::string error;
   // The span's current bytes, so the gaps between typemap bytes come back unchanged.
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {

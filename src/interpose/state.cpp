@@ -103,10 +103,16 @@ void on_free(MPI_Datatype type) { plans().erase(type); }
 std::shared_ptr<const plan::Plan> plan_for(MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return nullptr;
   if (auto p = plans().find(type)) return p;
-  if (decode::is_named(type)) {
-    auto p = plan::build_plan(type);
-    plans().put(type, p);
-    return p;
+  switch (decode::origin_of(type)) {
+    case decode::Origin::Unknown:
+      return nullptr;  // invalid or unreadable: the MPI decides, nothing is cached
+    case decode::Origin::Predefined: {
+      auto p = plan::build_plan(type);
+      plans().put(type, p);
+      return p;
+    }
+    case decode::Origin::Derived:
+      break;
   }
   const int kv = keyval();
   if (kv == MPI_KEYVAL_INVALID) return nullptr;

@@ -25,6 +25,7 @@ bool host_engine_wins(const Plan& plan) {
   if (plan.form.strided() && plan.form.pieces.front().dims.empty()) return false;
   std::int64_t blocks = 0;
   for (const canon::StridedBlock& sb : plan.form.pieces) blocks += sb.blocks();
+  blocks *= plan.form.repetitions();
   return plan.form.size < kBlockBytesBelowWhichStriderWins * blocks;
 }
 

@@ -8,7 +8,7 @@ std::shared_ptr<const Plan> build_plan(MPI_Datatype type, Explanation* explanati
   auto plan = std::make_shared<Plan>();
   try {
     plan->bounds = decode::bounds_of(type);
-    decode::Decoded decoded = decode::decode(type);
+    decode::Decoded decoded = decode::decode(type, plan->bounds);
     plan->bounds = decoded.bounds;
     plan->ir_depth = ir::depth(decoded.layout);
     std::vector<canon::Step>* trace = nullptr;

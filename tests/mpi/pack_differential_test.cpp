@@ -35,6 +35,7 @@ Outcome check_type(const std::string& text, MPI_Datatype type, int count, std::m
   std::vector<unsigned char> ours(outsize + 32), theirs;
   for (auto& b : ours) b = static_cast<unsigned char>(rng());
   theirs = ours;
+  const std::vector<unsigned char> before_pack = ours;
 
   const strider_stats before = stats();
   int pos_ours = position0, pos_theirs = position0;
@@ -54,7 +55,8 @@ Outcome check_type(const std::string& text, MPI_Datatype type, int count, std::m
       ADD_FAILURE() << "no reference layout for " << text;
       return outcome;
     }
-    std::vector<unsigned char> expected = ours;
+    // Built from the bytes before the call, so a stray write anywhere shows.
+    std::vector<unsigned char> expected = before_pack;
     const auto ref = reference_pack(*layout, extent, count, user.origin());
     std::copy(ref.begin(), ref.end(), expected.begin() + position0);
     std::vector<unsigned char> mpi_expected = theirs;
@@ -70,6 +72,7 @@ Outcome check_type(const std::string& text, MPI_Datatype type, int count, std::m
   for (auto& b : packed) b = static_cast<unsigned char>(rng());
   ElementBuffer target_ours = element_buffer(type, count, rng);
   ElementBuffer target_theirs = target_ours;
+  const ElementBuffer before_unpack = target_ours;
   pos_ours = pos_theirs = position0;
   EXPECT_EQ(MPI_Unpack(packed.data(), outsize, &pos_ours, target_ours.origin(), count, type,
                        MPI_COMM_SELF),
@@ -85,9 +88,8 @@ Outcome check_type(const std::string& text, MPI_Datatype type, int count, std::m
       ADD_FAILURE() << "no reference layout for " << text;
       return outcome;
     }
-    ElementBuffer expected = target_theirs;
-    expected.bytes = target_ours.bytes;  // overwritten below where the typemap says
-    ElementBuffer fresh = target_ours;
+    // The standard's answer applied to the bytes before the call.
+    ElementBuffer fresh = before_unpack;
     reference_unpack(*layout, extent, count, packed.data() + position0, fresh.origin());
     EXPECT_TRUE(fresh.bytes == target_ours.bytes)
         << "unpack differs from MPI and standard: " << text << " count " << count;

@@ -181,3 +181,48 @@ TEST_F(Semantics, PredefinedTypesAreServedToo) {
 
 }  // namespace
 }  // namespace strider::testing
+
+namespace strider::testing {
+namespace {
+
+// A derived type over a parameterized F90 type: the decoder must not free the F90 child that
+// MPI_Type_get_contents hands back (it is predefined; Open MPI raises an error otherwise).
+TEST(Decoding, TypesOverF90TypesAreServed) {
+  MPI_Datatype real, vec;
+  ASSERT_EQ(MPI_Type_create_f90_real(15, MPI_UNDEFINED, &real), MPI_SUCCESS);
+  MPI_Type_vector(3, 1, 2, real, &vec);
+  ASSERT_EQ(MPI_Type_commit(&vec), MPI_SUCCESS);
+  std::vector<double> data{1, 2, 3, 4, 5, 6};
+  std::vector<char> ours(64), theirs(64);
+  int p1 = 0, p2 = 0;
+  const strider_stats before = stats();
+  ASSERT_EQ(MPI_Pack(data.data(), 1, vec, ours.data(), 64, &p1, MPI_COMM_WORLD), MPI_SUCCESS);
+  PMPI_Pack(data.data(), 1, vec, theirs.data(), 64, &p2, MPI_COMM_WORLD);
+  EXPECT_EQ(p1, p2);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(stats().packs_host, before.packs_host + 1);
+  MPI_Type_free(&vec);
+}
+
+#if MPI_VERSION >= 4
+// MPI-4 large-count constructors: not decoded, so left to the MPI, which packs them.
+TEST(Decoding, LargeCountTypesGoToTheMpi) {
+  MPI_Datatype t;
+  ASSERT_EQ(MPI_Type_vector_c(4, 2, 3, MPI_INT, &t), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Type_commit(&t), MPI_SUCCESS);
+  std::vector<int> data(16);
+  std::iota(data.begin(), data.end(), 0);
+  std::vector<char> ours(64), theirs(64);
+  int p1 = 0, p2 = 0;
+  const strider_stats before = stats();
+  ASSERT_EQ(MPI_Pack(data.data(), 1, t, ours.data(), 64, &p1, MPI_COMM_WORLD), MPI_SUCCESS);
+  PMPI_Pack(data.data(), 1, t, theirs.data(), 64, &p2, MPI_COMM_WORLD);
+  EXPECT_EQ(p1, p2);
+  EXPECT_EQ(ours, theirs);
+  EXPECT_EQ(stats().packs_forwarded, before.packs_forwarded + 1);
+  MPI_Type_free(&t);
+}
+#endif
+
+}  // namespace
+}  // namespace strider::testing

@@ -114,6 +114,8 @@ TEST(HostPolicy, FollowsTheMeasuredBlockSizes) {
   EXPECT_TRUE(wins("vector(1024,32,512,byte)"));
   EXPECT_FALSE(wins("contiguous(1024,double)"));  // one dense block: the MPI's memcpy
   EXPECT_FALSE(wins("vector(1024,512,1024,byte)"));
+  // Blocks of 4 and 1 bytes repeated 1000 times: the mean counts every repetition.
+  EXPECT_TRUE(wins("contiguous(1000,struct([1,1],[0,8],[int,char]))"));
 #if defined(OPEN_MPI)
   EXPECT_FALSE(wins("vector(1024,128,512,byte)"));
 #elif defined(MPICH_VERSION)

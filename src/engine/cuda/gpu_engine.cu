@@ -191,6 +191,10 @@ Outcome pack(const plan::Plan& plan, std::int64_t count, const BufferView& user,
     const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
     if (!user_visible) {
+      if (!runtime::host_accessible(user.info.kind)) {
+        error = "the object's memory could not be classified";
+        return Outcome::Failed;
+      }
       // A host object for a device packed buffer: pack on the host, then one copy.
       std::vector<std::byte> staged(bytes);
       cpu::pack(plan.form, plan.bounds.extent, count, user.host, staged.data());
@@ -224,6 +228,10 @@ Outcome unpack(const plan::Plan& plan, std::int64_t count, const BufferView& pac
     const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
     if (!user_visible) {
+      if (!runtime::host_accessible(user.info.kind)) {
+        error = "the object's memory could not be classified";
+        return Outcome::Failed;
+      }
       // A device packed buffer for a host object: one copy, then unpack on the host.
       std::vector<std::byte> staged(bytes);
       cudaError_t rc =

@@ -24,13 +24,10 @@ std::optional<StridedShape> strided_shape(const canon::CanonicalForm& form, std:
   }
   shape.block = canon::normalized(shape.block);
   if (shape.block.empty()) return std::nullopt;
-  // Strides may be negative: their magnitude decides alignment.
   std::uint64_t align = static_cast<std::uint64_t>(shape.block.block) |
                         static_cast<std::uint64_t>(user_origin + shape.block.offset) |
                         static_cast<std::uint64_t>(packed);
-  for (const canon::Dim& d : shape.block.dims) {
-    align |= static_cast<std::uint64_t>(d.stride < 0 ? -d.stride : d.stride);
-  }
+  for (const canon::Dim& d : shape.block.dims) align |= canon::magnitude(d.stride);
   shape.word = word_size_for({align});
   shape.total_words = static_cast<std::uint64_t>(shape.block.packed_bytes() / shape.word);
   return shape;
@@ -69,11 +66,7 @@ StridedLaunch<FastDivmod32> launch32(const StridedShape& shape) {
 
 StridedLaunch<Divmod64> launch64(const StridedShape& shape) { return make_launch<Divmod64>(shape); }
 
-namespace {
-
-std::uint64_t magnitude(std::int64_t v) { return static_cast<std::uint64_t>(v < 0 ? -v : v); }
-
-}  // namespace
+namespace {}  // namespace
 
 std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64_t extent,
                                     std::int64_t count, std::uintptr_t user_origin,
@@ -84,11 +77,11 @@ std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64
   std::uint64_t align = form.layout_bits | static_cast<std::uint64_t>(user_origin) |
                         static_cast<std::uint64_t>(packed);
   shape.rep = form.repeat;
-  for (const canon::Dim& d : form.repeat) align |= magnitude(d.stride);
+  for (const canon::Dim& d : form.repeat) align |= canon::magnitude(d.stride);
   if (count > 1) {
     if (shape.rep.size() == canon::kMaxDims) return std::nullopt;
     shape.rep.push_back(canon::Dim{count, extent});
-    align |= magnitude(extent);
+    align |= canon::magnitude(extent);
   }
   shape.word = word_size_for({align});
   const auto word = static_cast<std::uint64_t>(shape.word);

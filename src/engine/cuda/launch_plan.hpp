@@ -12,8 +12,8 @@
 
 namespace strider::engine::cuda {
 
-// Dims a launch iterates: the piece's dims plus the element count.
-constexpr int kMaxLaunchDims = static_cast<int>(canon::kMaxDims) + 1;
+// Dims a launch iterates, the element count folded in (a shape with more is not launched).
+constexpr int kMaxLaunchDims = static_cast<int>(canon::kMaxDims);
 
 // A strided block as the kernels see it: words of `word` bytes, `words_per_block` per dense
 // block, then dims (innermost first) with byte strides. Word index p of the packed stream maps
