@@ -159,6 +159,13 @@ std::byte* device_side(const BufferView& packed, bool visible, DeviceContext& ct
   return visible ? packed.device : static_cast<std::byte*>(ctx.scratch(bytes));
 }
 
+// An object this GPU's kernels cannot reach is the host engine's, if the CPU may touch it.
+bool host_engine_may_touch(const BufferView& user, std::string& error) {
+  if (runtime::host_accessible(user.info.kind)) return true;
+  error = "the object's memory could not be classified";
+  return false;
+}
+
 Outcome failed_copy(cudaError_t rc, std::string& error) {
   (void)cudaGetLastError();
   error = runtime::cuda_error_text("cudaMemcpyAsync", rc);
@@ -191,10 +198,7 @@ Outcome pack(const plan::Plan& plan, std::int64_t count, const BufferView& user,
     const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
     if (!user_visible) {
-      if (!runtime::host_accessible(user.info.kind)) {
-        error = "the object's memory could not be classified";
-        return Outcome::Failed;
-      }
+      if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A host object for a device packed buffer: pack on the host, then one copy.
       std::vector<std::byte> staged(bytes);
       cpu::pack(plan.form, plan.bounds.extent, count, user.host, staged.data());
@@ -228,10 +232,7 @@ Outcome unpack(const plan::Plan& plan, std::int64_t count, const BufferView& pac
     const bool packed_visible = visible_on(packed, device);
     bool fallback = false;
     if (!user_visible) {
-      if (!runtime::host_accessible(user.info.kind)) {
-        error = "the object's memory could not be classified";
-        return Outcome::Failed;
-      }
+      if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A device packed buffer for a host object: one copy, then unpack on the host.
       std::vector<std::byte> staged(bytes);
       cudaError_t rc =
