@@ -77,15 +77,7 @@ bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
   const auto packed_addr = reinterpret_cast<std::uintptr_t>(packed);
   cudaError_t rc;
   const int max_word = runtime::config().gpu_max_word;
-  if (auto shape = strided_shape(form, extent, count, user_addr, packed_addr)) {
-    // Blocks of 4 bytes or less: a thread per byte is faster than a thread per word (bench/pack,
-    // H200: 4-byte blocks at a 512-byte stride, 4 MiB, 32 us instead of 38 us), as more warps
-    // keep more of the scattered sectors in flight.
-    const int word_cap = shape->block.block <= 4 ? 1 : max_word;
-    if (shape->word > word_cap) {
-      shape->total_words = shape->total_words * shape->word / word_cap;
-      shape->word = word_cap;
-    }
+  if (auto shape = strided_shape(form, extent, count, user_addr, packed_addr, max_word)) {
     if (shape->block.dims.empty()) {
       std::byte* object = user + shape->block.offset;
       const auto bytes = static_cast<std::size_t>(shape->block.block);
@@ -97,16 +89,11 @@ bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user,
                           ctx.multiprocessors());
     }
   } else {
-    auto list = list_shape(form, extent, count, user_addr, packed_addr);
+    auto list = list_shape(form, extent, count, user_addr, packed_addr, max_word);
     if (!list) {
       error = "the type has more dims than a launch holds";
       fallback = true;
       return false;
-    }
-    if (list->word > max_word) {
-      list->words_per_rep = list->words_per_rep * list->word / max_word;
-      list->total_words = list->total_words * list->word / max_word;
-      list->word = max_word;
     }
     const bool wide = !fits_32bit(form, *list);
     const void* table = device_list_table(plan, ctx.device(), list->word, wide, error);

@@ -39,10 +39,11 @@ struct StridedShape {
   int word = 1;
   std::uint64_t total_words = 0;
 };
-// std::nullopt when the form is not strided or the count does not fit a dim.
+// std::nullopt when the form is not strided or the count does not fit a dim. The word is at most
+// `max_word`, and 1 for blocks of 4 bytes or less.
 std::optional<StridedShape> strided_shape(const canon::CanonicalForm& form, std::int64_t extent,
                                           std::int64_t count, std::uintptr_t user_origin,
-                                          std::uintptr_t packed);
+                                          std::uintptr_t packed, int max_word = 16);
 
 // 32-bit index arithmetic is used when every index and count stays below 2^31.
 bool fits_32bit(const StridedShape& shape);
@@ -88,7 +89,7 @@ struct ListShape {
 };
 std::optional<ListShape> list_shape(const canon::CanonicalForm& form, std::int64_t extent,
                                     std::int64_t count, std::uintptr_t user_origin,
-                                    std::uintptr_t packed);
+                                    std::uintptr_t packed, int max_word = 16);
 bool fits_32bit(const canon::CanonicalForm& form, const ListShape& shape);
 
 // The table of a form's pieces for a word size, as bytes: the pieces, their first words and the
