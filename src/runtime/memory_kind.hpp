@@ -18,7 +18,6 @@ struct PointerInfo {
 
 // Classifies `p` (without CUDA, or without a usable GPU, everything is Host).
 PointerInfo pointer_info(const void* p);
-inline MemoryKind memory_kind(const void* p) { return pointer_info(p).kind; }
 
 inline bool host_accessible(MemoryKind kind) { return kind != MemoryKind::Device; }
 inline bool gpu_resident(MemoryKind kind) {
