@@ -210,30 +210,29 @@ Bounds bounds_of(MPI_Datatype type) {
   return {size, lb, extent, true_lb, true_extent};
 }
 
-Decoded decode(MPI_Datatype type, const Bounds& bounds) {
-  Decoded d;
-  d.bounds = bounds;
+ir::Node decode(MPI_Datatype type, const Bounds& bounds) {
+  ir::Node layout;
   try {
-    d.layout = layout_of(type);
+    layout = layout_of(type);
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }
   // Cross-check with the MPI: the number of bytes and their span must agree.
-  if (ir::packed_size(d.layout) != d.bounds.size) {
-    throw Unsupported("decoded size " + std::to_string(ir::packed_size(d.layout)) +
-                      " differs from MPI's " + std::to_string(d.bounds.size));
+  if (ir::packed_size(layout) != bounds.size) {
+    throw Unsupported("decoded size " + std::to_string(ir::packed_size(layout)) +
+                      " differs from MPI's " + std::to_string(bounds.size));
   }
   // The span must agree too, except where the MPI is known to misreport it: Open MPI 4.1 treats a
   // (h)vector whose byte stride is -1 as a forward contiguous run, so its bounds (and its
   // MPI_Pack) disagree with the standard's typemap, which Strider follows (as MPICH does).
-  if (d.bounds.size > 0 && !mpi_misreports_span(d.layout)) {
-    const ir::Span span = ir::true_span(d.layout);
-    if (span.lo != d.bounds.true_lb || span.hi - span.lo != d.bounds.true_extent) {
+  if (bounds.size > 0 && !mpi_misreports_span(layout)) {
+    const ir::Span span = ir::true_span(layout);
+    if (span.lo != bounds.true_lb || span.hi - span.lo != bounds.true_extent) {
       throw Unsupported("decoded true extent " + std::to_string(span.hi - span.lo) +
-                        " differs from MPI's " + std::to_string(d.bounds.true_extent));
+                        " differs from MPI's " + std::to_string(bounds.true_extent));
     }
   }
-  return d;
+  return layout;
 }
 
 }  // namespace strider::decode

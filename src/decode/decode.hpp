@@ -25,14 +25,10 @@ struct Bounds {
 };
 Bounds bounds_of(MPI_Datatype type);
 
-struct Decoded {
-  ir::Node layout;  // raw IR, as the constructors built it
-  Bounds bounds;
-};
-
-// Decodes a type whose MPI bounds are `bounds`; the IR's byte count and span are checked against
-// them, so a mismatch becomes Unsupported, never a wrong byte. Requires MPI to be initialized.
-Decoded decode(MPI_Datatype type, const Bounds& bounds);
+// The layout of a type whose MPI bounds are `bounds`; the IR's byte count and span are checked
+// against them, so a mismatch becomes Unsupported, never a wrong byte. Requires MPI to be
+// initialized.
+ir::Node decode(MPI_Datatype type, const Bounds& bounds);
 
 // The layout of a predefined (named) type, discovered once per handle from the MPI itself.
 ir::Node named_layout(MPI_Datatype type);

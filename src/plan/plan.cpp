@@ -8,15 +8,14 @@ std::shared_ptr<const Plan> build_plan(MPI_Datatype type, Explanation* explanati
   auto plan = std::make_shared<Plan>();
   try {
     plan->bounds = decode::bounds_of(type);
-    decode::Decoded decoded = decode::decode(type, plan->bounds);
-    plan->bounds = decoded.bounds;
-    plan->ir_depth = ir::depth(decoded.layout);
+    ir::Node layout = decode::decode(type, plan->bounds);
+    plan->ir_depth = ir::depth(layout);
     std::vector<canon::Step>* trace = nullptr;
     if (explanation) {
-      explanation->ir = decoded.layout;
+      explanation->ir = layout;
       trace = &explanation->steps;
     }
-    ir::Node canonical = canon::canonicalize(std::move(decoded.layout), trace);
+    ir::Node canonical = canon::canonicalize(std::move(layout), trace);
     auto form = canon::lower(canonical);
     if (!form) {
       plan->reason = "more than " + std::to_string(canon::kMaxPieces) + " pieces";
