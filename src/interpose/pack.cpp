@@ -92,8 +92,9 @@ STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatyp
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
     if (outcome == engine::cuda::Outcome::Fallback) {
       counters().packs_staged++;
-      return staged_pack(next, call->user, incount, datatype,
-                         runtime::view_buffer(outbuf, *position), outsize, position, comm);
+      return staged_pack(next, p.bounds, call->user, incount, datatype,
+                         static_cast<std::byte*>(outbuf), call->packed.info.kind, outsize, position,
+                         comm);
     }
     counters().packs_gpu++;
   }
@@ -122,9 +123,9 @@ STRIDER_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
     if (outcome == engine::cuda::Outcome::Fallback) {
       counters().unpacks_staged++;
-      // The staged path starts from the packed buffer's origin, as the MPI expects.
-      return staged_unpack(next, runtime::view_buffer(inbuf, *position), insize, position,
-                           call->user, outcount, datatype, comm);
+      return staged_unpack(next, p.bounds, static_cast<const std::byte*>(inbuf),
+                           call->packed.info.kind, insize, position, call->user, outcount, datatype,
+                           comm);
     }
     counters().unpacks_gpu++;
   }

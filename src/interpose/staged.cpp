@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "decode/decode.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/log.hpp"
 
@@ -19,14 +18,8 @@ struct HostSpan {
   std::byte* origin() { return bytes.data() - lo; }
 };
 
-// False if the type's bounds are unknown or the span does not fit in host memory.
-bool span_of(MPI_Datatype type, int count, HostSpan& span) {
-  decode::Bounds b;
-  try {
-    b = decode::bounds_of(type);
-  } catch (const std::exception&) {
-    return false;
-  }
+// False if the span does not fit in host memory.
+bool span_of(const decode::Bounds& b, int count, HostSpan& span) {
   std::int64_t lo = b.true_lb, hi = b.true_lb + b.true_extent;
   for (int e : {0, count - 1}) {
     lo = std::min(lo, b.true_lb + e * b.extent);
@@ -53,27 +46,26 @@ int report_error(MPI_Comm comm, const char* what, const std::string& detail) {
   return MPI_ERR_OTHER;
 }
 
-int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Datatype type,
-                const runtime::BufferView& packed, int outsize, int* position, MPI_Comm comm) {
+int staged_pack(PackFn next, const decode::Bounds& bounds, const runtime::BufferView& user,
+                int count, MPI_Datatype type, std::byte* packed, runtime::MemoryKind packed_kind,
+                int outsize, int* position, MPI_Comm comm) {
   HostSpan span;
   // Never the MPI with device pointers: without a host copy of the span, report.
-  if (!span_of(type, count, span)) return report_error(comm, "staged pack", "no host span");
+  if (!span_of(bounds, count, span)) return report_error(comm, "staged pack", "no host span");
   std::string error;
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
     return cuda_failure(comm, error);
   }
-  if (runtime::host_accessible(packed.info.kind)) {
-    return next(span.origin(), count, type, packed.host, outsize, position, comm);
+  if (runtime::host_accessible(packed_kind)) {
+    return next(span.origin(), count, type, packed, outsize, position, comm);
   }
   // Packed buffer on the GPU: pack into host memory, then copy the new bytes over.
-  int size = 0;
-  PMPI_Type_size(type, &size);
-  std::vector<std::byte> out(static_cast<std::size_t>(size) * count);
+  std::vector<std::byte> out(static_cast<std::size_t>(bounds.size) * count);
   int written = 0;
   const int rc =
       next(span.origin(), count, type, out.data(), static_cast<int>(out.size()), &written, comm);
   if (rc != MPI_SUCCESS) return rc;
-  if (!engine::cuda::copy(packed.host + *position, out.data(), static_cast<std::size_t>(written),
+  if (!engine::cuda::copy(packed + *position, out.data(), static_cast<std::size_t>(written),
                           error)) {
     return cuda_failure(comm, error);
   }
@@ -81,26 +73,25 @@ int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Dat
   return MPI_SUCCESS;
 }
 
-int staged_unpack(UnpackFn next, const runtime::BufferView& packed, int insize, int* position,
+int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* packed,
+                  runtime::MemoryKind packed_kind, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(type, count, span)) return report_error(comm, "staged unpack", "no host span");
+  if (!span_of(bounds, count, span)) return report_error(comm, "staged unpack", "no host span");
   std::string error;
   // The span's current bytes, so the gaps between typemap bytes come back unchanged.
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
     return cuda_failure(comm, error);
   }
   int rc;
-  if (runtime::host_accessible(packed.info.kind)) {
-    rc = next(packed.host, insize, position, span.origin(), count, type, comm);
+  if (runtime::host_accessible(packed_kind)) {
+    rc = next(packed, insize, position, span.origin(), count, type, comm);
   } else {
-    int size = 0;
-    PMPI_Type_size(type, &size);
     const std::size_t bytes =
-        std::min<std::size_t>(static_cast<std::size_t>(size) * count,
+        std::min<std::size_t>(static_cast<std::size_t>(bounds.size) * count,
                               static_cast<std::size_t>(std::max(0, insize - *position)));
     std::vector<std::byte> in(bytes);
-    if (!engine::cuda::copy(in.data(), packed.host + *position, bytes, error)) {
+    if (!engine::cuda::copy(in.data(), packed + *position, bytes, error)) {
       return cuda_failure(comm, error);
     }
     int read = 0;

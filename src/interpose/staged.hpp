@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "decode/decode.hpp"
 #include "runtime/memory_kind.hpp"
 
 namespace strider::interpose {
@@ -15,9 +16,13 @@ namespace strider::interpose {
 using PackFn = int (*)(const void*, int, MPI_Datatype, void*, int, int*, MPI_Comm);
 using UnpackFn = int (*)(const void*, int, int*, void*, int, MPI_Datatype, MPI_Comm);
 
-int staged_pack(PackFn next, const runtime::BufferView& user, int count, MPI_Datatype type,
-                const runtime::BufferView& packed, int outsize, int* position, MPI_Comm comm);
-int staged_unpack(UnpackFn next, const runtime::BufferView& packed, int insize, int* position,
+// `bounds` are the type's (the plan's); `packed` is the packed buffer as the application passed
+// it and `packed_kind` the memory at the current position.
+int staged_pack(PackFn next, const decode::Bounds& bounds, const runtime::BufferView& user,
+                int count, MPI_Datatype type, std::byte* packed, runtime::MemoryKind packed_kind,
+                int outsize, int* position, MPI_Comm comm);
+int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* packed,
+                  runtime::MemoryKind packed_kind, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm);
 
 // Reports a failure of Strider's own machinery through the communicator's error handler.
