@@ -21,6 +21,10 @@ check_c_source_compiles("#include <mpi.h>
 #error not Open MPI
 #endif
 int main(void) { return 0; }" STRIDER_MPI_IS_OPENMPI)
+# MPI-4 large-count point-to-point (MPI_Send_c, ...): MPICH 4 has it, Open MPI 4.1 does not.
+check_c_source_compiles("#include <mpi.h>
+int main(void) { return MPI_Send_c(0, (MPI_Count)0, MPI_BYTE, 0, 0, MPI_COMM_WORLD); }"
+                        STRIDER_HAVE_MPI_LARGE_COUNT)
 unset(CMAKE_REQUIRED_LIBRARIES)
 if(STRIDER_HAVE_MPI_LB)
   add_compile_definitions(STRIDER_HAVE_MPI_LB=1)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One call on the GPU box: probe the machine, build (sm_90), run every test that can run there
 # (the GPU-labelled ones included) and the GPU benchmarks, and leave logs/CSV/PNG under $OUT.
+# With two GPUs the point-to-point tests also run with both ranks on one GPU.
 # Usage: scripts/gpu-check.sh [--probe-only] [--no-bench]      (OUT defaults to ./gpu-out)
+# Env: CTEST_ARGS, BENCH_ARGS (pack), PINGPONG_ARGS, PACK_BENCH=0 (skip bench/pack), SANITIZE=0
 set -uo pipefail
 probe_only=0; bench=1
 for a in "$@"; do
@@ -39,13 +41,50 @@ build=build/gpu-openmpi
 set -o pipefail
 cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest_args[@]}" "${cli_args[@]}" 2>&1 | tail -5 | tee "$OUT/configure.txt"
-cmake --build $build -j 16 2>&1 | tail -20 | tee "$OUT/build.txt"
+cmake --build $build -j 16 -- -k 0 2>&1 | tail -20 | tee "$OUT/build.txt"
 ctest --test-dir $build --output-on-failure -j 8 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" | tail -40
 # The GPU tests' own summary lines (seeds, counts) for the record.
 ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
   | tee "$OUT/gpu-tests.txt"
 
+# More random messages: the GPU point-to-point test over further seeds, per method.
+for seed in ${P2P_SEEDS:-1 2 3 4 5 6}; do
+  for m in oneshot staged mixed; do
+    STRIDER_TEST_SEED=$seed ctest --test-dir $build -R "gpu_p2p_test_$m\$" 2>&1 | grep -E "tests passed|Failed" \
+      | sed "s/^/seed $seed $m: /"
+  done
+done 2>&1 | tee "$OUT/gpu-p2p-seeds.txt" | grep -v "100% tests passed" || true
+
+# The mpi4py + CuPy example's own output, with and without Strider, for the record.
+examples/mpi4py_cupy/run.sh $build/src/libstrider.so > "$OUT/mpi4py-example.txt" 2>&1
+examples/mpi4py_cupy/run.sh --without-strider > "$OUT/mpi4py-without-strider.txt" 2>&1
+gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
+if (( gpus >= 2 )); then
+  echo "== point-to-point with both ranks on GPU 0" | tee "$OUT/ctest-one-gpu.txt"
+  CUDA_VISIBLE_DEVICES=0 ctest --test-dir $build --output-on-failure -R 'gpu_p2p|mpi4py' \
+    2>&1 | tee -a "$OUT/ctest-one-gpu.txt" | tail -15
+fi
+
 if [[ $bench == 1 ]]; then
+  echo "== bench/classify" | tee "$OUT/classify.txt"
+  $build/bench/strider_bench_classify 2>&1 | tee -a "$OUT/classify.txt"
+  echo "== bench/pingpong ($gpus GPUs)"
+  pp=$build/bench/strider_bench_pingpong
+  mpirun.openmpi --allow-run-as-root -n 2 env LD_PRELOAD=$PWD/$build/src/libstrider.so \
+    $pp --out "$OUT/pingpong.csv" ${PINGPONG_ARGS:-} 2>&1 | tee "$OUT/pingpong.txt"
+  python3 bench/plot_pingpong.py "$OUT/pingpong.csv" "$OUT/pingpong.png" || echo "plot failed"
+  if (( gpus >= 2 )); then  # both ranks on one GPU
+    CUDA_VISIBLE_DEVICES=0 mpirun.openmpi --allow-run-as-root -n 2 \
+      env LD_PRELOAD=$PWD/$build/src/libstrider.so $pp --quick --out "$OUT/pingpong-one-gpu.csv" \
+      2>&1 | tee "$OUT/pingpong-one-gpu.txt" | tail -3
+  fi
+  # The same host floor and hand-written baseline without Strider: what preloading costs a
+  # host-buffer ping-pong.
+  mpirun.openmpi --allow-run-as-root -n 2 $pp --quick --out "$OUT/pingpong-no-strider.csv" \
+    2>&1 | tee "$OUT/pingpong-no-strider.txt" | tail -5
+fi
+
+if [[ $bench == 1 && ${PACK_BENCH:-1} == 1 ]]; then
   echo "== bench/pack"
   mpirun.openmpi --allow-run-as-root -n 1 env LD_PRELOAD=$PWD/$build/src/libstrider.so \
     $build/bench/strider_bench_pack --out "$OUT/pack.csv" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/pack.txt"

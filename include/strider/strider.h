@@ -25,6 +25,19 @@ typedef struct strider_stats {
   uint64_t unpacks_gpu;       /* MPI_Unpack calls served by the GPU engine */
   uint64_t packs_staged;      /* MPI_Pack calls on GPU buffers staged through host memory */
   uint64_t unpacks_staged;    /* MPI_Unpack calls on GPU buffers staged through host memory */
+  /* Point-to-point (send-side and receive-side operations, blocking or not). */
+  uint64_t sends_packed;      /* sends whose buffer Strider packed into a wire buffer */
+  uint64_t recvs_packed;      /* receives Strider unpacked from a wire buffer */
+  uint64_t sends_forwarded;   /* sends handed to the MPI unchanged */
+  uint64_t recvs_forwarded;   /* receives handed to the MPI unchanged */
+  uint64_t transfers_device;  /* packed transfers by method: wire buffer in GPU memory */
+  uint64_t transfers_oneshot; /* ... kernel straight into / out of mapped pinned memory */
+  uint64_t transfers_staged;  /* ... GPU scratch plus a copy through pinned memory */
+  uint64_t transfers_host;    /* ... host buffer packed by the CPU (STRIDER_P2P_HOST=pack) */
+  uint64_t requests_pending;  /* Strider's requests not yet observed complete (now) */
+  uint64_t pool_host_bytes;   /* pinned host memory the pools hold (now) */
+  uint64_t pool_device_bytes; /* device memory the pools hold, all GPUs (now) */
+  uint64_t pool_allocations;  /* cudaHostAlloc/cudaMalloc calls the pools made so far */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */
@@ -32,6 +45,11 @@ const char* strider_version(void);
 
 /* Copies the counters into *out. Returns 0. */
 int strider_get_stats(strider_stats* out);
+
+/* Selects the transfer method for GPU buffers from now on, overriding STRIDER_METHOD: "auto",
+ * "device", "oneshot" or "staged". For benchmarks and tests. Returns 0, or -1 for an unknown
+ * name (the method is then unchanged). */
+int strider_set_method(const char* method);
 
 /* Writes a description of how Strider handles `type` (bounds, canonical form or the reason it
  * is left to the MPI), NUL-terminated and truncated to `size` bytes. Returns the full length

@@ -3,9 +3,12 @@
 
 #include "interpose/engine_choice.hpp"
 #include "interpose/next.hpp"
+#include "interpose/requests.hpp"
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
+#include "transport/method.hpp"
+#include "transport/wire_buffers.hpp"
 
 using namespace strider;
 
@@ -24,6 +27,26 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->unpacks_gpu = c.unpacks_gpu.load();
   out->packs_staged = c.packs_staged.load();
   out->unpacks_staged = c.unpacks_staged.load();
+  out->sends_packed = c.sends_packed.load();
+  out->recvs_packed = c.recvs_packed.load();
+  out->sends_forwarded = c.sends_forwarded.load();
+  out->recvs_forwarded = c.recvs_forwarded.load();
+  out->transfers_device = c.transfers_device.load();
+  out->transfers_oneshot = c.transfers_oneshot.load();
+  out->transfers_staged = c.transfers_staged.load();
+  out->transfers_host = c.transfers_host.load();
+  out->requests_pending = interpose::requests().size();
+  const transport::PoolStats pools = transport::pool_stats();
+  out->pool_host_bytes = pools.pinned_bytes;
+  out->pool_device_bytes = pools.device_bytes;
+  out->pool_allocations = pools.allocations;
+  return 0;
+}
+
+STRIDER_EXPORT int strider_set_method(const char* method) {
+  runtime::MethodChoice choice;
+  if (method == nullptr || !transport::parse_method(method, choice)) return -1;
+  transport::set_requested_method(choice);
   return 0;
 }
 

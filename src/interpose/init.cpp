@@ -2,8 +2,10 @@
 #include <mpi.h>
 
 #include "interpose/next.hpp"
+#include "interpose/requests.hpp"
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
+#include "transport/wire_buffers.hpp"
 
 using strider::runtime::config;
 
@@ -20,6 +22,11 @@ STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* p
 }
 
 STRIDER_EXPORT int MPI_Finalize(void) {
-  if (!config().disabled) strider::interpose::on_finalize();
+  if (!config().disabled) {
+    // Operations whose requests the application freed finish before the MPI goes away.
+    strider::interpose::requests().drain_orphans();
+    strider::transport::trim_pools();
+    strider::interpose::on_finalize();
+  }
   return STRIDER_NEXT(MPI_Finalize)();
 }

@@ -23,6 +23,14 @@ struct Counters {
   std::atomic<std::uint64_t> unpacks_gpu{0};
   std::atomic<std::uint64_t> packs_staged{0};
   std::atomic<std::uint64_t> unpacks_staged{0};
+  std::atomic<std::uint64_t> sends_packed{0};
+  std::atomic<std::uint64_t> recvs_packed{0};
+  std::atomic<std::uint64_t> sends_forwarded{0};
+  std::atomic<std::uint64_t> recvs_forwarded{0};
+  std::atomic<std::uint64_t> transfers_device{0};
+  std::atomic<std::uint64_t> transfers_oneshot{0};
+  std::atomic<std::uint64_t> transfers_staged{0};
+  std::atomic<std::uint64_t> transfers_host{0};
 };
 
 Counters& counters();

@@ -1,5 +1,7 @@
 #include "runtime/config.hpp"
 
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
 #include <string_view>
 
@@ -27,6 +29,45 @@ void parse_choice(const Getenv& getenv, const char* name,
                      "; using the default");
 }
 
+// A byte count: digits with an optional K, M or G suffix (powers of 1024).
+void parse_bytes(const Getenv& getenv, const char* name, std::size_t& out,
+                 std::vector<std::string>& problems) {
+  const char* raw = getenv(name);
+  if (raw == nullptr || *raw == '\0') return;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(raw, &end, 10);
+  int shift = 0;
+  if (end != raw && *end != '\0' && end[1] == '\0') {
+    switch (*end) {
+      case 'K':
+      case 'k':
+        shift = 10;
+        ++end;
+        break;
+      case 'M':
+      case 'm':
+        shift = 20;
+        ++end;
+        break;
+      case 'G':
+      case 'g':
+        shift = 30;
+        ++end;
+        break;
+      default:
+        break;
+    }
+  }
+  const bool digits = end != raw && std::isdigit(static_cast<unsigned char>(*raw));
+  if (!digits || *end != '\0' || errno == ERANGE || value > (~0ULL >> (shift + 1))) {
+    problems.push_back(std::string(name) + "='" + raw +
+                       "' is not a byte count (e.g. 268435456, 256M, 1G); using the default");
+    return;
+  }
+  out = static_cast<std::size_t>(value << shift);
+}
+
 }  // namespace
 
 Config parse_config(const Getenv& getenv) {
@@ -47,6 +88,20 @@ Config parse_config(const Getenv& getenv) {
   static const std::pair<std::string_view, int> kWord[] = {
       {"16", 16}, {"8", 8}, {"4", 4}, {"2", 2}, {"1", 1}};
   parse_choice(getenv, "STRIDER_GPU_MAX_WORD", kWord, c.gpu_max_word, c.problems);
+  static const std::pair<std::string_view, MethodChoice> kMethod[] = {
+      {"auto", MethodChoice::Auto},
+      {"device", MethodChoice::Device},
+      {"oneshot", MethodChoice::OneShot},
+      {"staged", MethodChoice::Staged}};
+  parse_choice(getenv, "STRIDER_METHOD", kMethod, c.method, c.problems);
+  static const std::pair<std::string_view, Tristate> kTristate[] = {
+      {"0", Tristate::No},    {"1", Tristate::Yes},  {"no", Tristate::No},
+      {"yes", Tristate::Yes}, {"off", Tristate::No}, {"on", Tristate::Yes}};
+  parse_choice(getenv, "STRIDER_MPI_CUDA_AWARE", kTristate, c.mpi_cuda_aware, c.problems);
+  static const std::pair<std::string_view, HostP2P> kHostP2P[] = {{"forward", HostP2P::Forward},
+                                                                  {"pack", HostP2P::Pack}};
+  parse_choice(getenv, "STRIDER_P2P_HOST", kHostP2P, c.host_p2p, c.problems);
+  parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);
   return c;
 }
 
@@ -77,6 +132,24 @@ const char* to_string(HostEngine engine) {
       return "off";
     case HostEngine::Auto:
       return "auto";
+  }
+  return "?";
+}
+
+}  // namespace strider::runtime
+
+namespace strider::runtime {
+
+const char* to_string(MethodChoice method) {
+  switch (method) {
+    case MethodChoice::Auto:
+      return "auto";
+    case MethodChoice::Device:
+      return "device";
+    case MethodChoice::OneShot:
+      return "oneshot";
+    case MethodChoice::Staged:
+      return "staged";
   }
   return "?";
 }

@@ -1,6 +1,7 @@
 // Every environment variable Strider reads, parsed in this one place (README has the table).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -9,14 +10,24 @@ namespace strider::runtime {
 
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 enum class HostEngine { On, Off, Auto };
+// How point-to-point moves a GPU buffer's packed bytes (transport/method.hpp explains each).
+enum class MethodChoice { Auto, Device, OneShot, Staged };
+// Host buffers in point-to-point: straight to the MPI, or through Strider's packed path (which
+// lets the request machinery be tested without a GPU).
+enum class HostP2P { Forward, Pack };
+enum class Tristate { Unset, No, Yes };
 
 struct Config {
-  bool disabled = false;                      // STRIDER_DISABLE
-  LogLevel log_level = LogLevel::Warn;        // STRIDER_LOG
-  HostEngine host_engine = HostEngine::Auto;  // STRIDER_HOST_ENGINE
-  bool gpu_engine = true;                     // STRIDER_GPU_ENGINE
-  int gpu_max_word = 16;                      // STRIDER_GPU_MAX_WORD (tuning and benchmarks)
-  std::vector<std::string> problems;          // one message per invalid value (defaults were used)
+  bool disabled = false;                          // STRIDER_DISABLE
+  LogLevel log_level = LogLevel::Warn;            // STRIDER_LOG
+  HostEngine host_engine = HostEngine::Auto;      // STRIDER_HOST_ENGINE
+  bool gpu_engine = true;                         // STRIDER_GPU_ENGINE
+  int gpu_max_word = 16;                          // STRIDER_GPU_MAX_WORD (tuning and benchmarks)
+  MethodChoice method = MethodChoice::Auto;       // STRIDER_METHOD
+  Tristate mpi_cuda_aware = Tristate::Unset;      // STRIDER_MPI_CUDA_AWARE (unset: ask the MPI)
+  HostP2P host_p2p = HostP2P::Forward;            // STRIDER_P2P_HOST
+  std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
+  std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 
 using Getenv = std::function<const char*(const char*)>;
@@ -29,5 +40,6 @@ const Config& config();
 
 const char* to_string(LogLevel level);
 const char* to_string(HostEngine engine);
+const char* to_string(MethodChoice method);
 
 }  // namespace strider::runtime

@@ -1,5 +1,9 @@
 // Build with CUDA: ask the runtime. A process without a usable GPU or driver gets one failed
-// query and is treated as host-only from then on.
+// query and is treated as host-only from then on. A process that has not created a CUDA context
+// yet has no GPU memory either: asking the runtime would create one (hundreds of MiB of GPU
+// memory and a long stall per rank of a host-only program), so until a context exists every
+// buffer is host memory without a query.
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -17,10 +21,68 @@ bool no_gpu_here(cudaError_t rc) {
          rc == cudaErrorInitializationError || rc == cudaErrorCompatNotSupportedOnDevice;
 }
 
+// The driver's context queries, reached through the runtime so libstrider does not link libcuda
+// (which machines without a GPU driver lack).
+struct ContextProbe {
+  using GetCurrent = CUresult (*)(CUcontext*);
+  using PrimaryState = CUresult (*)(CUdevice, unsigned int*, int*);
+  GetCurrent get_current = nullptr;
+  PrimaryState primary_state = nullptr;
+  int devices = 0;
+
+  ContextProbe() {
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+      (void)cudaGetLastError();
+      devices = 0;
+      return;
+    }
+    get_current = entry_point<GetCurrent>("cuCtxGetCurrent");
+    primary_state = entry_point<PrimaryState>("cuDevicePrimaryCtxGetState");
+  }
+
+  template <class Fn>
+  static Fn entry_point(const char* name) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    return reinterpret_cast<Fn>(fn);
+  }
+
+  // True when a context exists (or the probe cannot tell, to stay on the safe side).
+  bool context_exists() const {
+    if (devices == 0) return false;
+    if (!get_current || !primary_state) return true;
+    CUcontext current = nullptr;
+    if (get_current(&current) == CUDA_SUCCESS && current != nullptr) return true;
+    for (int d = 0; d < devices; ++d) {
+      unsigned int flags = 0;
+      int active = 0;
+      if (primary_state(d, &flags, &active) != CUDA_SUCCESS || active) return true;
+    }
+    return false;
+  }
+};
+
+// Once a context has been seen the process is a GPU process for good.
+bool gpu_memory_possible() {
+  static std::atomic<bool> seen{false};
+  if (seen.load(std::memory_order_relaxed)) return true;
+  static const ContextProbe probe;
+  if (!probe.context_exists()) return false;
+  seen.store(true, std::memory_order_relaxed);
+  return true;
+}
+
 }  // namespace
 
 PointerInfo pointer_info(const void* p) {
   if (p == nullptr || g_cuda_unusable.load(std::memory_order_relaxed)) return {};
+  if (!gpu_memory_possible()) return {};
   cudaPointerAttributes a{};
   const cudaError_t rc = cudaPointerGetAttributes(&a, p);
   if (rc != cudaSuccess) {

@@ -41,5 +41,35 @@ TEST(Config, InvalidValuesKeepDefaultsAndSayWhy) {
   EXPECT_NE(c.problems[0].find("error|warn|info|debug"), std::string::npos);
 }
 
+TEST(Config, PointToPointVariables) {
+  const Config defaults = parse({});
+  EXPECT_EQ(defaults.method, MethodChoice::Auto);
+  EXPECT_EQ(defaults.mpi_cuda_aware, Tristate::Unset);
+  EXPECT_EQ(defaults.host_p2p, HostP2P::Forward);
+  EXPECT_EQ(defaults.pool_bytes, std::size_t{1} << 30);
+  const Config c = parse({{"STRIDER_METHOD", "oneshot"},
+                          {"STRIDER_MPI_CUDA_AWARE", "0"},
+                          {"STRIDER_P2P_HOST", "pack"},
+                          {"STRIDER_POOL_BYTES", "256M"}});
+  EXPECT_EQ(c.method, MethodChoice::OneShot);
+  EXPECT_EQ(c.mpi_cuda_aware, Tristate::No);
+  EXPECT_EQ(c.host_p2p, HostP2P::Pack);
+  EXPECT_EQ(c.pool_bytes, std::size_t{256} << 20);
+  EXPECT_TRUE(c.problems.empty());
+}
+
+TEST(Config, ByteCounts) {
+  EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "4096"}}).pool_bytes, 4096u);
+  EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "2k"}}).pool_bytes, 2048u);
+  EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "3G"}}).pool_bytes, std::size_t{3} << 30);
+  EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "0"}}).pool_bytes, 0u);
+  for (const char* bad : {"-1", "12Q", "M", "1MB", "99999999999999999999", "17179869184G"}) {
+    const Config c = parse({{"STRIDER_POOL_BYTES", bad}});
+    EXPECT_EQ(c.pool_bytes, std::size_t{1} << 30) << bad;
+    ASSERT_EQ(c.problems.size(), 1u) << bad;
+    EXPECT_NE(c.problems[0].find("not a byte count"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace strider::runtime

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# Runs halo_exchange.py (mpi4py + CuPy, GPU buffers, derived datatypes) on 2 ranks.
+#
+# Usage: run.sh [OPTIONS] /path/to/libstrider.so   with Strider preloaded: exit 0 when every
+#                                                  byte arrived correctly
+#        run.sh [OPTIONS] --without-strider        the same program on the bare MPI: exit 0
+#                                                  when it fails ("crashed as expected"), 1 when
+#                                                  it passes ("unexpectedly passed")
+# Options: --mpi openmpi|mpich   MPI the build uses (default openmpi; selects mpi4py's ABI)
+#          --launcher PATH       mpirun to use (default mpirun.<mpi>)
+#          -- ARGS...            passed to halo_exchange.py (e.g. -- --shape 32 24 20)
+# Environment: PYTHON (default python3), STRIDER_EXAMPLE_TIMEOUT (seconds, default 240).
+# Exit 77 (skipped) when PYTHON cannot import mpi4py or cupy, or sees no GPU.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+python=${PYTHON:-python3}
+# An absolute path: the launcher may start ranks with another PATH (the GPU box's python3 with
+# CuPy is a virtual environment's).
+python=$(command -v "$python" || echo "$python")
+mode=with lib="" mpi=openmpi launcher="" script_args=()
+
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --without-strider) mode=without ;;
+    --mpi) mpi=${2:?--mpi needs a value}; shift ;;
+    --launcher) launcher=${2:?--launcher needs a value}; shift ;;
+    -h | --help) usage; exit 0 ;;
+    --) shift; script_args=("$@"); break ;;
+    -*) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
+    *) lib=$1 ;;
+  esac
+  shift
+done
+case $mpi in
+  openmpi) flags=(--allow-run-as-root --oversubscribe) ;;
+  mpich) flags=() ;;
+  *) echo "run.sh: --mpi must be openmpi or mpich, not '$mpi'" >&2; exit 2 ;;
+esac
+if [[ $mode == with ]]; then
+  [[ -n $lib ]] || { usage >&2; exit 2; }
+  [[ -f $lib ]] || { echo "run.sh: no such library: $lib" >&2; exit 2; }
+  lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+fi
+launcher=${launcher:-mpirun.$mpi}
+command -v "$launcher" >/dev/null || { echo "run.sh: launcher '$launcher' not found" >&2; exit 2; }
+
+# Skip cleanly where the example cannot run: no mpi4py or CuPy for this python, or no GPU.
+# (Importing mpi4py alone does not start MPI; mpi4py.MPI would.)
+if ! probe=$("$python" - 2>&1 <<'EOF'
+import sys
+try:
+    import cupy
+    import mpi4py
+except Exception as exc:  # ImportError, or CuPy failing to load its CUDA libraries
+    print(f"cannot import mpi4py and cupy: {exc!r}")
+    sys.exit(1)
+try:
+    count = cupy.cuda.runtime.getDeviceCount()
+except Exception as exc:
+    print(f"no GPU: {exc!r}")
+    sys.exit(1)
+if count == 0:
+    print("no GPU: cupy.cuda.runtime.getDeviceCount() == 0")
+    sys.exit(1)
+print(f"mpi4py {mpi4py.__version__}, CuPy {cupy.__version__}, {count} GPU(s)")
+EOF
+); then
+  echo "SKIP: ${probe##*$'\n'}"
+  exit 77
+fi
+echo "run.sh: $probe"
+
+# mpi4py's binary wheels hold one extension per MPI ABI: pick the launcher's (a no-op for an
+# mpi4py built from source). Honour a value the caller set.
+export MPI4PY_MPIABI=${MPI4PY_MPIABI:-$mpi}
+if [[ $mpi == openmpi ]]; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if [[ $mode == with ]]; then
+  preload=(env "LD_PRELOAD=$lib${LD_PRELOAD:+:$LD_PRELOAD}")
+else
+  preload=(env -u LD_PRELOAD)
+fi
+cmd=("$launcher" "${flags[@]}" -n 2 "${preload[@]}" "$python" "$here/halo_exchange.py"
+     "${script_args[@]}")
+echo "run.sh: ${cmd[*]}"
+timeout --kill-after=15 "${STRIDER_EXAMPLE_TIMEOUT:-240}" "${cmd[@]}" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+success_line="mpi4py+cupy halo exchange: every byte correct"
+
+if [[ $mode == with ]]; then
+  if [[ $rc -eq 0 ]] && grep -aqF "$success_line" "$log"; then
+    echo "run.sh: with Strider: passed"
+    exit 0
+  fi
+  echo "run.sh: with Strider: FAILED (exit status $rc)"
+  exit 1
+fi
+
+# Without Strider the MPI is handed device pointers and should fail. A failure only counts if
+# the program got as far as the exchange on the bare MPI (not a set-up problem before it).
+if [[ $rc -eq 0 ]] && grep -aqF "$success_line" "$log"; then
+  echo "run.sh: without Strider: unexpectedly passed (is this MPI CUDA-aware?)"
+  exit 1
+fi
+if ! grep -aqF "Strider is not loaded" "$log" || ! grep -aq "exchanging halos" "$log"; then
+  echo "run.sh: without Strider: failed before the exchange (exit status $rc): a set-up" \
+       "problem, not the GPU buffers; see the output above"
+  exit 1
+fi
+how="exit status $rc"
+[[ $rc -eq 124 || $rc -eq 137 ]] && how="hung: timed out after ${STRIDER_EXAMPLE_TIMEOUT:-240} s"
+signal=$(grep -aoE "exited on signal [0-9]+ \([^)]*\)" "$log" | head -1)
+[[ -n $signal ]] && how="$how, a rank $signal"
+echo "run.sh: without Strider: crashed as expected ($how)"
+exit 0

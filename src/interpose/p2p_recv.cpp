@@ -1,0 +1,29 @@
+// Receives: MPI_Recv, Irecv, Mrecv, Imrecv. A buffer Strider moves is received as MPI_PACKED
+// into a wire buffer and unpacked when the receive is seen complete: at once for the blocking
+// calls, by whichever completion function observes it for the nonblocking ones.
+#include <mpi.h>
+
+#include "interpose/next.hpp"
+#include "interpose/p2p_calls.hpp"
+
+using namespace strider::interpose;
+
+STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                            MPI_Comm comm, MPI_Status* status) {
+  return recv(STRIDER_NEXT(MPI_Recv), buf, count, type, source, tag, comm, status);
+}
+
+STRIDER_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
+                             MPI_Comm comm, MPI_Request* request) {
+  return irecv(STRIDER_NEXT(MPI_Irecv), buf, count, type, source, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
+                             MPI_Status* status) {
+  return mrecv(STRIDER_NEXT(MPI_Mrecv), buf, count, type, message, status);
+}
+
+STRIDER_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
+                              MPI_Request* request) {
+  return imrecv(STRIDER_NEXT(MPI_Imrecv), buf, count, type, message, request);
+}

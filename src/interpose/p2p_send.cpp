@@ -1,0 +1,39 @@
+// Sends: MPI_Send, Ssend, Rsend, Bsend (blocking) and Isend, Issend (nonblocking). A buffer
+// Strider moves is packed before the call into a wire buffer sent as MPI_PACKED; anything else
+// goes to the MPI unchanged.
+#include <mpi.h>
+
+#include "interpose/next.hpp"
+#include "interpose/p2p_calls.hpp"
+
+using namespace strider::interpose;
+
+STRIDER_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                            MPI_Comm comm) {
+  return blocking_send(STRIDER_NEXT(MPI_Send), buf, count, type, dest, tag, comm);
+}
+
+STRIDER_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm) {
+  return blocking_send(STRIDER_NEXT(MPI_Ssend), buf, count, type, dest, tag, comm);
+}
+
+STRIDER_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm) {
+  return blocking_send(STRIDER_NEXT(MPI_Rsend), buf, count, type, dest, tag, comm);
+}
+
+STRIDER_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm) {
+  return blocking_send(STRIDER_NEXT(MPI_Bsend), buf, count, type, dest, tag, comm);
+}
+
+STRIDER_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                             MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send(STRIDER_NEXT(MPI_Isend), buf, count, type, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send(STRIDER_NEXT(MPI_Issend), buf, count, type, dest, tag, comm, request);
+}

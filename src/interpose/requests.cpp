@@ -1,0 +1,78 @@
+#include "interpose/requests.hpp"
+
+#include "runtime/log.hpp"
+
+namespace strider::interpose {
+
+int complete(Pending& op, const MPI_Status& status, bool succeeded) {
+  if (auto* in = std::get_if<Incoming>(&op)) return complete_incoming(*in, status, succeeded);
+  release(std::get<Outgoing>(op));
+  return MPI_SUCCESS;
+}
+
+Requests& requests() {
+  static Requests* r = new Requests;  // outlives static destruction at exit
+  return *r;
+}
+
+void Requests::track(MPI_Request request, Pending op) {
+  std::lock_guard lock(mutex_);
+  ops_[request].push_back(std::move(op));
+  size_.fetch_add(1, std::memory_order_release);
+}
+
+bool Requests::tracked(MPI_Request request) const {
+  if (empty() || request == MPI_REQUEST_NULL) return false;
+  std::lock_guard lock(mutex_);
+  return ops_.count(request) != 0;
+}
+
+std::optional<Pending> Requests::take(MPI_Request request) {
+  if (empty()) return std::nullopt;
+  std::lock_guard lock(mutex_);
+  auto it = ops_.find(request);
+  if (it == ops_.end()) return std::nullopt;
+  std::optional<Pending> op(std::move(it->second.front()));
+  it->second.pop_front();
+  if (it->second.empty()) ops_.erase(it);
+  size_.fetch_sub(1, std::memory_order_release);
+  return op;
+}
+
+void Requests::orphan(MPI_Request request, Pending op) {
+  std::lock_guard lock(orphans_mutex_);
+  orphans_.emplace_back(request, std::move(op));
+  orphans_size_.store(orphans_.size(), std::memory_order_release);
+}
+
+void Requests::progress_orphans() {
+  if (!has_orphans()) return;
+  std::unique_lock lock(orphans_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another thread is at it
+  for (std::size_t i = 0; i < orphans_.size();) {
+    MPI_Status status;
+    int done = 0;
+    const int rc = PMPI_Test(&orphans_[i].first, &done, &status);
+    if (!done && rc == MPI_SUCCESS) {
+      ++i;
+      continue;
+    }
+    complete(orphans_[i].second, status, rc == MPI_SUCCESS);
+    orphans_[i] = std::move(orphans_.back());
+    orphans_.pop_back();
+  }
+  orphans_size_.store(orphans_.size(), std::memory_order_release);
+}
+
+void Requests::drain_orphans() {
+  std::lock_guard lock(orphans_mutex_);
+  for (auto& [request, op] : orphans_) {
+    MPI_Status status;
+    const int rc = PMPI_Wait(&request, &status);
+    complete(op, status, rc == MPI_SUCCESS);
+  }
+  orphans_.clear();
+  orphans_size_.store(0, std::memory_order_release);
+}
+
+}  // namespace strider::interpose

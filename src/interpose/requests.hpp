@@ -1,0 +1,57 @@
+// The requests of Strider's nonblocking operations. The application holds the MPI's own request
+// (so every completion function works on it, mixed with any other request); Strider keeps, per
+// request, what must happen when the MPI reports it complete: unpack a receive's wire buffer
+// into the user's buffer, release a send's. The completion functions look completed requests up
+// here, whichever of them observes the completion.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include "interpose/wire.hpp"
+
+namespace strider::interpose {
+
+using Pending = std::variant<Outgoing, Incoming>;
+
+// Runs a pending operation's completion. `status` is the MPI's for the request; `succeeded`
+// whether the MPI reported it complete without error. Returns the error of the unpack, if any.
+int complete(Pending& op, const MPI_Status& status, bool succeeded);
+
+class Requests {
+ public:
+  void track(MPI_Request request, Pending op);
+  // Whether any request is tracked: completion calls on other requests then cost one load.
+  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+  bool tracked(MPI_Request request) const;
+  // The oldest operation tracked under `request` (a handle the MPI freed may be handed out again
+  // before the thread that completed it looks here).
+  std::optional<Pending> take(MPI_Request request);
+  std::size_t size() const { return size_.load(std::memory_order_relaxed); }
+
+  // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
+  // sees it done (polled at its entry points, waited for at MPI_Finalize).
+  void orphan(MPI_Request request, Pending op);
+  void progress_orphans();
+  void drain_orphans();
+  bool has_orphans() const { return orphans_size_.load(std::memory_order_acquire) != 0; }
+
+ private:
+  mutable std::mutex mutex_;
+  std::unordered_map<MPI_Request, std::deque<Pending>> ops_;
+  std::atomic<std::size_t> size_{0};
+  std::mutex orphans_mutex_;
+  std::vector<std::pair<MPI_Request, Pending>> orphans_;
+  std::atomic<std::size_t> orphans_size_{0};
+};
+
+Requests& requests();
+
+}  // namespace strider::interpose

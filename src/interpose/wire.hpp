@@ -1,0 +1,45 @@
+// Point-to-point on buffers Strider packs: the message on the wire is always the object's packed
+// bytes as MPI_PACKED, whichever method moved them, so each side chooses on its own and a side
+// the MPI serves directly (a host buffer) still matches.
+#pragma once
+
+#include <mpi.h>
+
+#include "interpose/object.hpp"
+#include "transport/method.hpp"
+#include "transport/wire_buffers.hpp"
+
+namespace strider::interpose {
+
+// The object at a point-to-point buffer if Strider moves it (GPU-resident memory, or any host
+// buffer with STRIDER_P2P_HOST=pack); false to hand the call to the MPI unchanged (host memory,
+// zero counts, unknown types, contiguous GPU data for a CUDA-aware MPI).
+bool p2p_object(const void* buffer, int count, MPI_Datatype type, bool receive, Object& out);
+
+// A send's packed bytes.
+struct Outgoing {
+  transport::WireBuffer wire;
+  int bytes = 0;
+  transport::Method method = transport::Method::Host;
+};
+// Packs the object; errors are reported through `comm` and returned.
+int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out);
+void release(Outgoing& out);
+
+// A receive's wire buffer, and what to unpack into when it completes.
+struct Incoming {
+  Object object;
+  transport::WireBuffer wire;
+  int capacity = 0;  // bytes posted
+  transport::Method method = transport::Method::Host;
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Datatype held_type = MPI_DATATYPE_NULL;  // a dup keeping the MPI's type alive, if needed
+};
+int prepare_incoming(const Object& object, MPI_Comm comm, Incoming& in);
+// The wire receive has completed (`received`: the MPI reported success for it): unpacks the
+// bytes that arrived, which may be fewer than posted, even a partial element, unless the
+// receive was cancelled. Releases everything either way.
+int complete_incoming(Incoming& in, const MPI_Status& status, bool received);
+void release(Incoming& in);
+
+}  // namespace strider::interpose

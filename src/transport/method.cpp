@@ -1,0 +1,66 @@
+#include "transport/method.hpp"
+
+#include <atomic>
+
+namespace strider::transport {
+namespace {
+
+std::atomic<int>& requested() {
+  static std::atomic<int> value{static_cast<int>(runtime::config().method)};
+  return value;
+}
+
+}  // namespace
+
+const char* to_string(Method method) {
+  switch (method) {
+    case Method::Device:
+      return "device";
+    case Method::OneShot:
+      return "oneshot";
+    case Method::Staged:
+      return "staged";
+    case Method::Host:
+      return "host";
+  }
+  return "?";
+}
+
+Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
+                     const TransferShape& shape) {
+  using runtime::MethodChoice;
+  switch (requested) {
+    case MethodChoice::Device:
+      return mpi_cuda_aware ? Method::Device : Method::Staged;
+    case MethodChoice::OneShot:
+      return Method::OneShot;
+    case MethodChoice::Staged:
+      return Method::Staged;
+    case MethodChoice::Auto:
+      break;
+  }
+  (void)shape;
+  return mpi_cuda_aware ? Method::Device : Method::OneShot;
+}
+
+runtime::MethodChoice requested_method() {
+  return static_cast<runtime::MethodChoice>(requested().load(std::memory_order_relaxed));
+}
+
+void set_requested_method(runtime::MethodChoice method) {
+  requested().store(static_cast<int>(method), std::memory_order_relaxed);
+}
+
+bool parse_method(std::string_view text, runtime::MethodChoice& out) {
+  using runtime::MethodChoice;
+  for (MethodChoice m :
+       {MethodChoice::Auto, MethodChoice::Device, MethodChoice::OneShot, MethodChoice::Staged}) {
+    if (text == runtime::to_string(m)) {
+      out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace strider::transport

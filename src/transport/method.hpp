@@ -1,0 +1,41 @@
+// How a GPU buffer's packed bytes travel in point-to-point. The wire format is the same for all:
+// the packed bytes as one MPI_PACKED message, so sender and receiver choose independently.
+//   device:  pack into GPU memory and hand that to the MPI (only a CUDA-aware MPI may get it);
+//   oneshot: the pack kernel writes straight into mapped pinned host memory, and the receiver's
+//            unpack kernel reads straight from it: no copy, no scratch;
+//   staged:  pack into GPU scratch, one DMA copy to pinned host memory (reverse on receive);
+//   host:    a host buffer packed by the CPU (only with STRIDER_P2P_HOST=pack).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "runtime/config.hpp"
+
+namespace strider::transport {
+
+enum class Method { Device, OneShot, Staged, Host };
+
+const char* to_string(Method method);
+
+// What the choice depends on (the measured model of the next step adds the block length).
+struct TransferShape {
+  std::int64_t bytes = 0;  // packed bytes of the message
+  bool receive = false;    // the receiver's side (unpacking) rather than the sender's
+};
+
+// Pure. `requested` is STRIDER_METHOD (or strider_set_method); a CUDA-unaware MPI never gets
+// device memory, so a requested device method becomes staged there. Auto: device memory for a
+// CUDA-aware MPI, else one-shot, which bench/pingpong measured fastest or within noise of
+// staged for every object from 1 KiB to 4 MiB with blocks of 1-512 B on two H200s (the measured
+// model of strider-measure replaces this rule).
+Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
+                     const TransferShape& shape);
+
+// The process's current request: STRIDER_METHOD until strider_set_method changes it.
+runtime::MethodChoice requested_method();
+void set_requested_method(runtime::MethodChoice method);
+// Parses "auto", "device", "oneshot" or "staged"; false for anything else.
+bool parse_method(std::string_view text, runtime::MethodChoice& out);
+
+}  // namespace strider::transport

@@ -1,0 +1,87 @@
+// GPU placement of the point-to-point test's buffers: device memory (cudaMalloc), chosen by
+// STRIDER_TEST_PLACEMENT: "device" (default) on every rank, "mixed" on even ranks only (odd
+// ranks keep host memory), so messages cross between host and device in both directions.
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "p2p_buffers.hpp"
+
+namespace strider::testing {
+namespace {
+
+void check(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(rc));
+  }
+}
+
+class DevicePlacement final : public Placement {
+ public:
+  const char* name() const override { return "device"; }
+  void* alloc(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc");
+    return p;
+  }
+  void free(void* p) override { cudaFree(p); }
+  void upload(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+  }
+  void download(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+  }
+};
+
+class HostPlacement final : public Placement {
+ public:
+  const char* name() const override { return "host"; }
+  void* alloc(std::size_t bytes) override {
+    void* p = std::malloc(bytes ? bytes : 1);
+    if (!p) throw std::bad_alloc();
+    return p;
+  }
+  void free(void* p) override { std::free(p); }
+  void upload(void* dst, const void* src, std::size_t n) override { std::memcpy(dst, src, n); }
+  void download(void* dst, const void* src, std::size_t n) override { std::memcpy(dst, src, n); }
+};
+
+bool mixed() {
+  const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
+  if (v == nullptr || std::strcmp(v, "device") == 0) return false;
+  if (std::strcmp(v, "mixed") != 0) {
+    std::fprintf(stderr, "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed): using device\n", v);
+    return false;
+  }
+  return true;
+}
+
+bool device_here() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return !mixed() || rank % 2 == 0;
+}
+
+}  // namespace
+
+Placement& placement(Role) {
+  static DevicePlacement device;
+  static HostPlacement host;
+  static const bool on_device = device_here();
+  if (on_device) return device;
+  return host;
+}
+
+const char* placement_summary() {
+  if (!mixed()) return "device memory on every rank";
+  return device_here() ? "mixed: device memory on this (even) rank, host memory on odd ranks"
+                       : "mixed: host memory on this (odd) rank, device memory on even ranks";
+}
+
+}  // namespace strider::testing

@@ -1,0 +1,139 @@
+// The MPI-4 large-count point-to-point calls (MPI_Send_c, ...), where the MPI has them: with
+// STRIDER_P2P_HOST=pack they take Strider's packed path (counters checked), and the data matches
+// PMPI_Pack of the sender's buffer. Two ranks, a strided and an irregular type.
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+namespace strider::testing {
+namespace {
+
+struct Types {
+  MPI_Datatype vector = MPI_DATATYPE_NULL, indexed = MPI_DATATYPE_NULL;
+  Types() {
+    MPI_Type_vector(7, 3, 5, MPI_INT, &vector);
+    MPI_Type_commit(&vector);
+    const int lengths[] = {2, 1, 4}, displs[] = {9, 0, 4};
+    MPI_Type_indexed(3, lengths, displs, MPI_INT, &indexed);
+    MPI_Type_commit(&indexed);
+  }
+  ~Types() {
+    MPI_Type_free(&vector);
+    MPI_Type_free(&indexed);
+  }
+};
+
+// Ints numbered by rank and index, so every element says where it came from.
+std::vector<int> numbered(int rank, int n) {
+  std::vector<int> v(n);
+  std::iota(v.begin(), v.end(), rank * 100000);
+  return v;
+}
+
+// The receiver's expected buffer: `before` with the sender's packed object unpacked into it.
+std::vector<int> expected(MPI_Datatype type, int count, const std::vector<int>& sender,
+                          std::vector<int> before) {
+  int size = 0;
+  PMPI_Pack_size(count, type, MPI_COMM_SELF, &size);
+  std::vector<char> packed(size);
+  int position = 0;
+  PMPI_Pack(sender.data(), count, type, packed.data(), size, &position, MPI_COMM_SELF);
+  int read = 0;
+  PMPI_Unpack(packed.data(), position, &read, before.data(), count, type, MPI_COMM_SELF);
+  return before;
+}
+
+TEST(LargeCountP2p, EveryCallMovesTheTypemapBytes) {
+  if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
+  Types types;
+  const int me = world_rank(), peer = 1 - me;
+  const strider_stats before = stats();
+  int calls = 0;
+  for (MPI_Datatype type : {types.vector, types.indexed}) {
+    const int count = 3, n = 200;
+    const std::vector<int> mine = numbered(me, n), theirs = numbered(peer, n);
+    const std::vector<int> blank(n, -1);
+    const std::vector<int> want = expected(type, count, theirs, blank);
+    const MPI_Count c = count;
+    auto check = [&](const std::vector<int>& got, const char* what) {
+      EXPECT_EQ(got, want) << what;
+    };
+    // Send_c / Recv_c, then Isend_c + Irecv_c, Ssend_c, Bsend_c, Mrecv_c, Imrecv_c, Sendrecv_c
+    // and Sendrecv_replace_c, rank 0 sending first where the call is one-sided.
+    std::vector<int> got = blank;
+    MPI_Status status;
+    if (me == 0) {
+      MPI_Send_c(mine.data(), c, type, peer, 1, MPI_COMM_WORLD);
+      MPI_Recv_c(got.data(), c, type, peer, 1, MPI_COMM_WORLD, &status);
+    } else {
+      MPI_Recv_c(got.data(), c, type, peer, 1, MPI_COMM_WORLD, &status);
+      MPI_Send_c(mine.data(), c, type, peer, 1, MPI_COMM_WORLD);
+    }
+    check(got, "Send_c/Recv_c");
+    MPI_Count received = 0;
+    MPI_Get_count_c(&status, type, &received);
+    EXPECT_EQ(received, c);
+
+    got = blank;
+    MPI_Request r[2];
+    MPI_Irecv_c(got.data(), c, type, peer, 2, MPI_COMM_WORLD, &r[0]);
+    MPI_Isend_c(mine.data(), c, type, peer, 2, MPI_COMM_WORLD, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    check(got, "Isend_c/Irecv_c");
+
+    got = blank;
+    MPI_Irecv_c(got.data(), c, type, peer, 3, MPI_COMM_WORLD, &r[0]);
+    MPI_Issend_c(mine.data(), c, type, peer, 3, MPI_COMM_WORLD, &r[1]);
+    MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+    check(got, "Issend_c");
+
+    got = blank;
+    MPI_Message message;
+    if (me == 0) {
+      MPI_Ssend_c(mine.data(), c, type, peer, 4, MPI_COMM_WORLD);
+      MPI_Mprobe(peer, 4, MPI_COMM_WORLD, &message, &status);
+      MPI_Mrecv_c(got.data(), c, type, &message, &status);
+    } else {
+      MPI_Mprobe(peer, 4, MPI_COMM_WORLD, &message, &status);
+      MPI_Mrecv_c(got.data(), c, type, &message, &status);
+      MPI_Ssend_c(mine.data(), c, type, peer, 4, MPI_COMM_WORLD);
+    }
+    check(got, "Ssend_c/Mrecv_c");
+
+    got = blank;
+    std::vector<char> attached(1 << 16);
+    MPI_Buffer_attach(attached.data(), static_cast<int>(attached.size()));
+    MPI_Bsend_c(mine.data(), c, type, peer, 5, MPI_COMM_WORLD);
+    MPI_Mprobe(peer, 5, MPI_COMM_WORLD, &message, &status);
+    MPI_Imrecv_c(got.data(), c, type, &message, &r[0]);
+    MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+    void* detached = nullptr;
+    int detached_size = 0;
+    MPI_Buffer_detach(&detached, &detached_size);
+    check(got, "Bsend_c/Imrecv_c");
+
+    got = blank;
+    MPI_Sendrecv_c(mine.data(), c, type, peer, 6, got.data(), c, type, peer, 6, MPI_COMM_WORLD,
+                   MPI_STATUS_IGNORE);
+    check(got, "Sendrecv_c");
+
+    got = mine;
+    MPI_Sendrecv_replace_c(got.data(), c, type, peer, 7, peer, 7, MPI_COMM_WORLD,
+                           MPI_STATUS_IGNORE);
+    EXPECT_EQ(got, expected(type, count, theirs, mine)) << "Sendrecv_replace_c";
+    calls += 7;  // sends (and receives) per type above
+  }
+  if (strider_loaded()) {
+    const strider_stats after = stats();
+    // Every send and every receive above took the packed path.
+    EXPECT_EQ(after.sends_packed - before.sends_packed, static_cast<std::uint64_t>(calls));
+    EXPECT_EQ(after.recvs_packed - before.recvs_packed, static_cast<std::uint64_t>(calls));
+    EXPECT_EQ(after.requests_pending, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace strider::testing
