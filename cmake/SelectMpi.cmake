@@ -24,8 +24,13 @@ int main(void) { return 0; }" STRIDER_MPI_IS_OPENMPI)
 # MPI-4 large-count point-to-point (MPI_Send_c, ...): MPICH 4 has it, Open MPI 4.1 does not.
 check_c_source_compiles("#include <mpi.h>
 int main(void) { return MPI_Send_c(0, (MPI_Count)0, MPI_BYTE, 0, 0, MPI_COMM_WORLD); }"
-                        STRIDER_HAVE_MPI_LARGE_COUNT)
+                        STRIDER_HAVE_MPI4_P2P)
 unset(CMAKE_REQUIRED_LIBRARIES)
+if(STRIDER_HAVE_MPI4_P2P)
+  add_compile_definitions(STRIDER_HAVE_MPI4_P2P=1)
+else()
+  add_compile_definitions(STRIDER_HAVE_MPI4_P2P=0)
+endif()
 if(STRIDER_HAVE_MPI_LB)
   add_compile_definitions(STRIDER_HAVE_MPI_LB=1)
 else()

@@ -98,4 +98,11 @@ if [[ ${SANITIZE:-1} == 1 ]]; then
   STRIDER_TEST_TYPES=400 compute-sanitizer --tool memcheck --error-exitcode 9 \
     --target-processes all env LD_PRELOAD=$PWD/$build/src/libstrider.so \
     $build/tests/gpu/gpu_pack_test_engine_on 2>&1 | tail -5 | tee -a "$OUT/sanitizer.txt"
+  for m in oneshot staged; do  # point-to-point, two ranks, each under memcheck
+    echo "-- gpu_p2p_test ($m)" | tee -a "$OUT/sanitizer.txt"
+    mpirun.openmpi --allow-run-as-root -n 2 env STRIDER_METHOD=$m STRIDER_TEST_PLACEMENT=mixed \
+      compute-sanitizer --tool memcheck --error-exitcode 9 --target-processes all \
+      env LD_PRELOAD=$PWD/$build/src/libstrider.so $build/tests/gpu/gpu_p2p_test_$m 2>&1 \
+      | grep -E "ERROR SUMMARY|PASSED|FAILED" | tee -a "$OUT/sanitizer.txt"
+  done
 fi

@@ -211,6 +211,8 @@ struct Machine {
   double lines_per_s = 0;     // Lambda used by the floor
   double lines_measured = 0;  // Lambda as measured
   double launch_us = 0;       // launch + sync of an empty kernel
+  double d2h_bw = 0;          // bytes/s, pinned host <- device, one 64 MiB copy
+  double h2d_bw = 0;          // bytes/s, pinned host -> device
 };
 
 __global__ void empty_kernel() {}
@@ -280,6 +282,18 @@ Machine measure_machine(const cudaDeviceProp& prop, bool quick) {
         CHECK(cudaDeviceSynchronize());
       },
       quick ? 20 : 200);
+  // The bus every method on a CUDA-unaware MPI crosses twice (sender's D2H, receiver's H2D):
+  // not in the pack floors, which are device-memory figures.
+  const std::int64_t bus_bytes = std::int64_t{64} << 20;
+  void* pinned = nullptr;
+  CHECK(cudaMallocHost(&pinned, bus_bytes));
+  const double d2h = median_of(
+      [&] { CHECK(cudaMemcpy(pinned, a, bus_bytes, cudaMemcpyDeviceToHost)); }, quick ? 3 : 10);
+  const double h2d = median_of(
+      [&] { CHECK(cudaMemcpy(a, pinned, bus_bytes, cudaMemcpyHostToDevice)); }, quick ? 3 : 10);
+  m.d2h_bw = static_cast<double>(bus_bytes) / (d2h * 1e-6);
+  m.h2d_bw = static_cast<double>(bus_bytes) / (h2d * 1e-6);
+  CHECK(cudaFreeHost(pinned));
   CHECK(cudaFree(a));
   CHECK(cudaFree(b));
   CHECK(cudaFree(sink));
@@ -591,10 +605,10 @@ int main(int argc, char** argv) {
   // The floors' machine numbers, measured on rank 0's GPU while rank 1 waits.
   Machine machine;
   if (rank == 0) machine = measure_machine(prop, opt.quick);
-  double numbers[4] = {machine.copy_bw, machine.lines_per_s, machine.lines_measured,
-                       machine.launch_us};
-  MPI_Bcast(numbers, 4, MPI_DOUBLE, 0, MPI_COMM_WORLD);
-  machine = Machine{numbers[0], numbers[1], numbers[2], numbers[3]};
+  double numbers[6] = {machine.copy_bw,   machine.lines_per_s, machine.lines_measured,
+                       machine.launch_us, machine.d2h_bw,      machine.h2d_bw};
+  MPI_Bcast(numbers, 6, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  machine = Machine{numbers[0], numbers[1], numbers[2], numbers[3], numbers[4], numbers[5]};
 
   FILE* csv = nullptr;
   int csv_ok = 1;
@@ -617,15 +631,16 @@ int main(int argc, char** argv) {
   if (rank == 0) {
     std::printf(
         "device %s (%s, %s), %s: copy %.2f TB/s (read+write), %.1f G lines/s (floor uses %.1f), "
-        "launch+sync %.2f us; Strider p2p %s\n",
+        "launch+sync %.2f us, pinned D2H %.1f GB/s, H2D %.1f GB/s; Strider p2p %s\n",
         prop.name, where.c_str(), kMpiName, date, machine.copy_bw / 1e12,
         machine.lines_measured / 1e9, machine.lines_per_s / 1e9, machine.launch_us,
+        machine.d2h_bw / 1e9, machine.h2d_bw / 1e9,
         with_strider ? "loaded" : "NOT loaded: baseline (b) only");
     std::fprintf(csv,
                  "device,date,mpi,placement,object_bytes,block,stride,count,method,half_rtt_us,"
                  "p10_us,p90_us,samples,floor_a_us,pack_floor_us,unpack_floor_us,target_us,"
                  "ratio,baseline_b_us,speedup_vs_b,method_ran,errors,copy_tbps,lines_gps,"
-                 "launch_us\n");
+                 "launch_us,d2h_gbps,h2d_gbps\n");
   }
 
   const std::vector<std::int64_t> sizes = {1024, 1 << 20, 4 << 20};
@@ -684,13 +699,14 @@ int main(int argc, char** argv) {
         const bool bad = failed(m);
         std::fprintf(csv,
                      "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%.2f,%.2f,%.2f,%d,%.2f,%.2f,%.2f,%.2f,"
-                     "%.3f,%.2f,%.3f,%s,%lld,%.3f,%.2f,%.2f\n",
+                     "%.3f,%.2f,%.3f,%s,%lld,%.3f,%.2f,%.2f,%.1f,%.1f\n",
                      prop.name, date, kMpiName, where.c_str(), static_cast<long long>(object),
                      static_cast<long long>(block), static_cast<long long>(kStride),
                      static_cast<long long>(layout.count), method, m.median, m.p10, m.p90,
                      m.samples, fa.median, pack_floor, unpack_floor, target, m.median / target,
                      base.median, base.median / m.median, m.ran.c_str(), m.wrong,
-                     machine.copy_bw / 1e12, machine.lines_per_s / 1e9, machine.launch_us);
+                     machine.copy_bw / 1e12, machine.lines_per_s / 1e9, machine.launch_us,
+                     machine.d2h_bw / 1e9, machine.h2d_bw / 1e9);
         std::fflush(csv);
         std::printf(
             "%-6s %5lld %-10s %9.1f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6.2f %9.1f %6.2f %-16s "

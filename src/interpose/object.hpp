@@ -15,8 +15,9 @@ namespace strider::interpose {
 
 struct Object {
   std::shared_ptr<const plan::Plan> plan;  // keeps the layout alive after MPI_Type_free
-  MPI_Datatype type = MPI_DATATYPE_NULL;   // only used where the MPI packs (see below)
+  MPI_Datatype type = MPI_DATATYPE_NULL;   // for the MPI's pack in the staged path
   int count = 0;
+  bool oversized = false;    // more than INT_MAX elements or packed bytes: refused on GPU memory
   runtime::BufferView view;  // classified at the first byte the object's packing touches
   bool gpu = false;          // GPU-resident (device or managed memory)
   std::int64_t bytes() const { return static_cast<std::int64_t>(count) * plan->bounds.size; }
@@ -43,7 +44,7 @@ int pack_object(const Object& object, std::byte* packed, const runtime::BufferVi
 int unpack_object(const Object& object, const std::byte* packed,
                   const runtime::BufferView& packed_view, HostPacking host, MPI_Comm comm);
 
-// The object shifted by `elements` extents with `count` elements (for a partial last element).
+// The object shifted by `first` extents with `count` elements (for a partial last element).
 Object element_range(const Object& object, int first, int count);
 
 }  // namespace strider::interpose

@@ -13,27 +13,17 @@
 
 namespace strider::interpose {
 
-// The count as an int, or -1 when it does not fit (such calls go to the MPI unchanged).
-template <class Count>
-int small_count(Count count) {
-  return count >= 0 && count <= INT_MAX ? static_cast<int>(count) : -1;
-}
-
 // Whether this send is Strider's; counts the ones that are not.
 template <class Count>
 bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, Object& object) {
-  requests().progress_orphans();
-  if (dest != MPI_PROC_NULL && p2p_object(buf, small_count(count), type, false, object)) {
-    return true;
-  }
+  if (dest != MPI_PROC_NULL && p2p_object(buf, count, type, false, object)) return true;
   counters().sends_forwarded++;
   return false;
 }
 
 template <class Count>
 bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, Object& object) {
-  requests().progress_orphans();
-  if (!from_nobody && p2p_object(buf, small_count(count), type, true, object)) return true;
+  if (!from_nobody && p2p_object(buf, count, type, true, object)) return true;
   counters().recvs_forwarded++;
   return false;
 }
@@ -43,6 +33,7 @@ bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, Ob
 template <class Next, class Count>
 int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm) {
+  ProgressOrphans progress;
   Object object;
   if (!packed_send(buf, count, type, dest, object)) {
     return next(buf, count, type, dest, tag, comm);
@@ -60,6 +51,7 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
 template <class Next, class Count>
 int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
+  ProgressOrphans progress;
   Object object;
   if (!packed_send(buf, count, type, dest, object)) {
     return next(buf, count, type, dest, tag, comm, request);
@@ -80,7 +72,7 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
 template <class Receive>
 int blocking_receive(const Object& object, MPI_Comm comm, MPI_Status* status, Receive receive) {
   Incoming in;
-  int rc = prepare_incoming(object, comm, in);
+  int rc = prepare_incoming(object, comm, false, in);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -95,7 +87,7 @@ template <class Receive>
 int nonblocking_receive(const Object& object, MPI_Comm comm, MPI_Request* request,
                         Receive receive) {
   Incoming in;
-  int rc = prepare_incoming(object, comm, in);
+  int rc = prepare_incoming(object, comm, true, in);
   if (rc != MPI_SUCCESS) return rc;
   rc = receive(in.wire.data(), in.capacity, request);
   if (rc != MPI_SUCCESS) {
@@ -110,6 +102,7 @@ int nonblocking_receive(const Object& object, MPI_Comm comm, MPI_Request* reques
 template <class Next, class Count>
 int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
          MPI_Status* status) {
+  ProgressOrphans progress;
   Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, object)) {
     return next(buf, count, type, source, tag, comm, status);
@@ -123,6 +116,7 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
 template <class Next, class Count>
 int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request) {
+  ProgressOrphans progress;
   Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, object)) {
     return next(buf, count, type, source, tag, comm, request);
@@ -140,6 +134,7 @@ inline MPI_Comm message_comm() { return MPI_COMM_WORLD; }
 template <class Next, class Count>
 int mrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* message,
           MPI_Status* status) {
+  ProgressOrphans progress;
   Object object;
   if (message == nullptr ||
       !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, object)) {
@@ -155,6 +150,7 @@ int mrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* mes
 template <class Next, class Count>
 int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* message,
            MPI_Request* request) {
+  ProgressOrphans progress;
   Object object;
   if (message == nullptr ||
       !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, object)) {
@@ -172,12 +168,12 @@ template <class Next, class Count>
 int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest,
              int sendtag, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
-  requests().progress_orphans();
+  ProgressOrphans progress;
   Object send_object, recv_object;
-  const bool pack_send = dest != MPI_PROC_NULL &&
-                         p2p_object(sendbuf, small_count(sendcount), sendtype, false, send_object);
-  const bool pack_recv = source != MPI_PROC_NULL &&
-                         p2p_object(recvbuf, small_count(recvcount), recvtype, true, recv_object);
+  const bool pack_send =
+      dest != MPI_PROC_NULL && p2p_object(sendbuf, sendcount, sendtype, false, send_object);
+  const bool pack_recv =
+      source != MPI_PROC_NULL && p2p_object(recvbuf, recvcount, recvtype, true, recv_object);
   if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
   if (!pack_recv) counters().recvs_forwarded++;
   if (!pack_send && !pack_recv) {
@@ -188,7 +184,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   Incoming in;
   int rc = MPI_SUCCESS;
   if (pack_send && (rc = pack_outgoing(send_object, comm, out)) != MPI_SUCCESS) return rc;
-  if (pack_recv && (rc = prepare_incoming(recv_object, comm, in)) != MPI_SUCCESS) {
+  if (pack_recv && (rc = prepare_incoming(recv_object, comm, false, in)) != MPI_SUCCESS) {
     release(out);
     return rc;
   }
@@ -210,10 +206,10 @@ template <class Replace, class Exchange, class Count>
 int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count, MPI_Datatype type,
                      int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                      MPI_Status* status) {
-  requests().progress_orphans();
+  ProgressOrphans progress;
   Object object;
   if ((dest == MPI_PROC_NULL && source == MPI_PROC_NULL) ||
-      !p2p_object(buf, small_count(count), type, false, object)) {
+      !p2p_object(buf, count, type, false, object)) {
     counters().sends_forwarded++;
     counters().recvs_forwarded++;
     return replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
@@ -222,7 +218,7 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
   Incoming in;
   int rc = MPI_SUCCESS;
   if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, comm, out)) != MPI_SUCCESS) return rc;
-  if (source != MPI_PROC_NULL && (rc = prepare_incoming(object, comm, in)) != MPI_SUCCESS) {
+  if (source != MPI_PROC_NULL && (rc = prepare_incoming(object, comm, false, in)) != MPI_SUCCESS) {
     release(out);
     return rc;
   }

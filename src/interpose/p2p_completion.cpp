@@ -1,9 +1,12 @@
 // Completion: MPI_Wait/Test and their -all/-any/-some forms, MPI_Request_free. The MPI completes
 // the requests (they are its own); Strider then finishes the operations it tracks under those
-// that completed: unpacking receives, releasing wire buffers. With nothing tracked the calls
-// cost one atomic load more than the MPI's.
+// that completed: unpacking receives, releasing wire buffers. The operations are claimed before
+// the MPI is called, since a handle the MPI frees may at once be handed to another thread's new
+// operation, and those whose requests did not complete are put back. With nothing tracked the
+// calls cost an atomic load or two more than the MPI's.
 #include <mpi.h>
 
+#include <optional>
 #include <vector>
 
 #include "interpose/next.hpp"
@@ -28,29 +31,107 @@ struct Status {
   explicit Status(MPI_Status* caller) : use(caller == MPI_STATUS_IGNORE ? &scratch : caller) {}
 };
 
-bool any_tracked(int n, const MPI_Request* r) {
-  if (requests().empty()) return false;
-  for (int i = 0; i < n; ++i) {
-    if (requests().tracked(r[i])) return true;
+// The operations tracked under an array of requests, claimed for one completion call.
+class Claimed {
+ public:
+  Claimed(int n, const MPI_Request* r) {
+    if (requests().empty()) return;
+    for (int i = 0; i < n; ++i) {
+      if (r[i] == MPI_REQUEST_NULL || !requests().tracked(r[i])) continue;
+      if (auto op = requests().take(r[i])) {
+        if (ops_.empty()) ops_.resize(static_cast<std::size_t>(n));
+        ops_[i] = std::move(op);
+        handles_.resize(static_cast<std::size_t>(n));
+        handles_[i] = r[i];
+      }
+    }
   }
-  return false;
+  bool any() const { return !ops_.empty(); }
+  bool has(int i) const { return any() && ops_[i].has_value(); }
+
+  // Request i completed (the MPI freed it): runs its operation's completion.
+  int finish(int i, const MPI_Status& status, bool succeeded) {
+    Pending op = std::move(*ops_[i]);
+    ops_[i].reset();
+    return complete(op, status, succeeded);
+  }
+
+  // Puts back what did not complete (the request is still live).
+  ~Claimed() {
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (ops_[i]) requests().put_back(handles_[i], std::move(*ops_[i]));
+    }
+  }
+
+ private:
+  std::vector<std::optional<Pending>> ops_;
+  std::vector<MPI_Request> handles_;
+};
+
+// For one request (Wait, Test, -any): its completion, or the MPI's error.
+int finish_one(Claimed& claimed, int i, const MPI_Status& status, int rc) {
+  const int e = claimed.finish(i, status, rc == MPI_SUCCESS);
+  return rc != MPI_SUCCESS ? rc : e;
 }
 
-// Finishes the operation tracked under `request` (if any), which the MPI reported complete.
-// An unpack error goes to `status` (where statuses are kept) and is returned.
-int finish(MPI_Request request, MPI_Status& status, bool succeeded) {
-  auto op = requests().take(request);
-  if (!op) return MPI_SUCCESS;
-  return complete(*op, status, succeeded);
+// For the -all and -some forms: finishes request i (status `s`) and folds an unpack error into
+// the statuses. `mpi_rc` is what the MPI returned; `rc` what the call will return.
+void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc,
+                     MPI_Status* others, int n_others) {
+  const bool succeeded =
+      mpi_rc == MPI_SUCCESS || (mpi_rc == MPI_ERR_IN_STATUS && s.MPI_ERROR == MPI_SUCCESS);
+  const int e = claimed.finish(i, s, succeeded);
+  if (e == MPI_SUCCESS) return;
+  if (rc == MPI_SUCCESS) {
+    // The first error Strider adds: the statuses now carry every request's outcome.
+    for (int k = 0; k < n_others; ++k) others[k].MPI_ERROR = MPI_SUCCESS;
+  }
+  s.MPI_ERROR = e;
+  rc = MPI_ERR_IN_STATUS;
 }
 
-// For the -all and -some forms: finishes request i, folding an unpack error into the statuses.
-void finish_in_array(MPI_Request request, MPI_Status& status, bool array_ok, int& rc) {
-  const bool succeeded = array_ok || status.MPI_ERROR == MPI_SUCCESS;
-  if (const int e = finish(request, status, succeeded); e != MPI_SUCCESS) {
-    status.MPI_ERROR = e;
-    rc = MPI_ERR_IN_STATUS;
+// Where the caller ignores statuses, an error found only in them is returned directly.
+int error_of(int rc, const Statuses& st, int n) {
+  if (rc != MPI_ERR_IN_STATUS || st.scratch.empty()) return rc;
+  for (int k = 0; k < n; ++k) {
+    const int e = st.scratch[k].MPI_ERROR;
+    if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) return e;
   }
+  return rc;
+}
+
+// Waitall and Testall: `call(statuses)` runs the MPI's; `done` says whether it completed all.
+template <class Call>
+int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
+  Claimed claimed(count, requests_);
+  Statuses st(statuses, count);
+  bool done = true;
+  const int mpi_rc = call(st.use, done);
+  if (!done) return mpi_rc;
+  int rc = mpi_rc;
+  for (int i = 0; i < count; ++i) {
+    // Only requests the MPI freed completed (MPI_ERR_PENDING ones stay live and tracked).
+    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
+    finish_in_array(claimed, i, st.use[i], mpi_rc, rc, st.use, count);
+  }
+  return error_of(rc, st, count);
+}
+
+// Waitsome and Testsome.
+template <class Call>
+int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI_Status statuses[],
+         Call call) {
+  Claimed claimed(incount, requests_);
+  Statuses st(statuses, incount);
+  const int mpi_rc = call(st.use);
+  if (*outcount == MPI_UNDEFINED || *outcount <= 0) return mpi_rc;
+  int rc = mpi_rc;
+  for (int k = 0; k < *outcount; ++k) {
+    const int i = indices[k];
+    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
+    finish_in_array(claimed, i, st.use[k], mpi_rc, rc, st.use, *outcount);
+  }
+  return error_of(rc, st, *outcount);
 }
 
 }  // namespace
@@ -60,136 +141,89 @@ using namespace strider::interpose;
 
 STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Wait);
-  requests().progress_orphans();
-  if (request == nullptr || !requests().tracked(*request)) return next(request, status);
-  const MPI_Request r = *request;
+  ProgressOrphans progress;
+  if (request == nullptr) return next(request, status);
+  Claimed claimed(1, request);
+  if (!claimed.any()) return next(request, status);
   Status st(status);
   const int rc = next(request, st.use);
-  const int e = finish(r, *st.use, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
+  if (*request != MPI_REQUEST_NULL) return rc;  // not completed (an error left it live)
+  return finish_one(claimed, 0, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Test);
-  requests().progress_orphans();
-  if (request == nullptr || !requests().tracked(*request)) return next(request, flag, status);
-  const MPI_Request r = *request;
+  ProgressOrphans progress;
+  if (request == nullptr) return next(request, flag, status);
+  Claimed claimed(1, request);
+  if (!claimed.any()) return next(request, flag, status);
   Status st(status);
   const int rc = next(request, flag, st.use);
-  if (!*flag) return rc;
-  const int e = finish(r, *st.use, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
+  if (*request != MPI_REQUEST_NULL) return rc;  // not complete, or an error left it live
+  return finish_one(claimed, 0, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status statuses[]) {
   const auto next = STRIDER_NEXT(MPI_Waitall);
-  requests().progress_orphans();
-  if (count <= 0 || !any_tracked(count, requests_)) return next(count, requests_, statuses);
-  const std::vector<MPI_Request> before(requests_, requests_ + count);
-  Statuses st(statuses, count);
-  int rc = next(count, requests_, st.use);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-    // No per-request report: complete what the MPI freed (with the error), leave the rest.
-    for (int i = 0; i < count; ++i) {
-      if (requests_[i] == MPI_REQUEST_NULL) finish(before[i], st.use[i], false);
-    }
-    return rc;
-  }
-  for (int i = 0; i < count; ++i) {
-    // MPI_ERR_PENDING: neither failed nor completed; the request stays live and tracked.
-    if (rc == MPI_ERR_IN_STATUS && st.use[i].MPI_ERROR == MPI_ERR_PENDING) continue;
-    finish_in_array(before[i], st.use[i], rc == MPI_SUCCESS, rc);
-  }
-  // Errors are reported in statuses only where the caller keeps them.
-  if (rc == MPI_ERR_IN_STATUS && statuses == MPI_STATUSES_IGNORE) {
-    for (const MPI_Status& s : st.scratch) {
-      if (s.MPI_ERROR != MPI_SUCCESS && s.MPI_ERROR != MPI_ERR_PENDING) return s.MPI_ERROR;
-    }
-  }
-  return rc;
+  ProgressOrphans progress;
+  if (count <= 0 || requests().empty()) return next(count, requests_, statuses);
+  return all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
+    done = true;
+    return next(count, requests_, s);
+  });
 }
 
 STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
                                MPI_Status statuses[]) {
   const auto next = STRIDER_NEXT(MPI_Testall);
-  requests().progress_orphans();
-  if (count <= 0 || !any_tracked(count, requests_)) return next(count, requests_, flag, statuses);
-  const std::vector<MPI_Request> before(requests_, requests_ + count);
-  Statuses st(statuses, count);
-  int rc = next(count, requests_, flag, st.use);
-  if (rc == MPI_SUCCESS && !*flag) return rc;
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
-    for (int i = 0; i < count; ++i) {
-      if (requests_[i] == MPI_REQUEST_NULL) finish(before[i], st.use[i], false);
-    }
+  ProgressOrphans progress;
+  if (count <= 0 || requests().empty()) return next(count, requests_, flag, statuses);
+  return all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
+    const int rc = next(count, requests_, flag, s);
+    // Without all complete nothing was freed, unless an error reported per request.
+    done = *flag || rc == MPI_ERR_IN_STATUS;
     return rc;
-  }
-  for (int i = 0; i < count; ++i) {
-    if (rc == MPI_ERR_IN_STATUS && st.use[i].MPI_ERROR == MPI_ERR_PENDING) continue;
-    finish_in_array(before[i], st.use[i], rc == MPI_SUCCESS, rc);
-  }
-  if (rc == MPI_ERR_IN_STATUS && statuses == MPI_STATUSES_IGNORE) {
-    for (const MPI_Status& s : st.scratch) {
-      if (s.MPI_ERROR != MPI_SUCCESS && s.MPI_ERROR != MPI_ERR_PENDING) return s.MPI_ERROR;
-    }
-  }
-  return rc;
+  });
 }
 
 STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Waitany);
-  requests().progress_orphans();
-  if (count <= 0 || !any_tracked(count, requests_)) return next(count, requests_, index, status);
-  const std::vector<MPI_Request> before(requests_, requests_ + count);
+  ProgressOrphans progress;
+  if (count <= 0 || requests().empty()) return next(count, requests_, index, status);
+  Claimed claimed(count, requests_);
+  if (!claimed.any()) return next(count, requests_, index, status);
   Status st(status);
   const int rc = next(count, requests_, index, st.use);
-  if (*index == MPI_UNDEFINED) return rc;
-  const int e = finish(before[*index], *st.use, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
+  const int i = *index;
+  if (i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
+      requests_[i] != MPI_REQUEST_NULL) {
+    return rc;
+  }
+  return finish_one(claimed, i, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, int* flag,
                                MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Testany);
-  requests().progress_orphans();
-  if (count <= 0 || !any_tracked(count, requests_)) {
-    return next(count, requests_, index, flag, status);
-  }
-  const std::vector<MPI_Request> before(requests_, requests_ + count);
+  ProgressOrphans progress;
+  if (count <= 0 || requests().empty()) return next(count, requests_, index, flag, status);
+  Claimed claimed(count, requests_);
+  if (!claimed.any()) return next(count, requests_, index, flag, status);
   Status st(status);
   const int rc = next(count, requests_, index, flag, st.use);
-  if (!*flag || *index == MPI_UNDEFINED) return rc;
-  const int e = finish(before[*index], *st.use, rc == MPI_SUCCESS);
-  return rc != MPI_SUCCESS ? rc : e;
-}
-
-namespace {
-
-template <class Some>
-int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI_Status statuses[],
-         Some call) {
-  const std::vector<MPI_Request> before(requests_, requests_ + incount);
-  Statuses st(statuses, incount);
-  int rc = call(st.use);
-  if (*outcount == MPI_UNDEFINED || (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)) return rc;
-  for (int k = 0; k < *outcount; ++k) {
-    finish_in_array(before[indices[k]], st.use[k], rc == MPI_SUCCESS, rc);
+  const int i = *index;
+  if (!*flag || i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
+      requests_[i] != MPI_REQUEST_NULL) {
+    return rc;
   }
-  if (rc == MPI_ERR_IN_STATUS && statuses == MPI_STATUSES_IGNORE) {
-    for (int k = 0; k < *outcount; ++k) {
-      if (st.scratch[k].MPI_ERROR != MPI_SUCCESS) return st.scratch[k].MPI_ERROR;
-    }
-  }
-  return rc;
+  return finish_one(claimed, i, *st.use, rc);
 }
-
-}  // namespace
 
 STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
   const auto next = STRIDER_NEXT(MPI_Waitsome);
-  requests().progress_orphans();
-  if (incount <= 0 || !any_tracked(incount, requests_)) {
+  ProgressOrphans progress;
+  if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);
   }
   return some(incount, requests_, outcount, indices, statuses,
@@ -199,8 +233,8 @@ STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outco
 STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
   const auto next = STRIDER_NEXT(MPI_Testsome);
-  requests().progress_orphans();
-  if (incount <= 0 || !any_tracked(incount, requests_)) {
+  ProgressOrphans progress;
+  if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);
   }
   return some(incount, requests_, outcount, indices, statuses,
@@ -211,8 +245,11 @@ STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outco
 // when it sees it done (the application can no longer ask).
 STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
   const auto next = STRIDER_NEXT(MPI_Request_free);
-  if (request == nullptr || !requests().tracked(*request)) return next(request);
+  if (request == nullptr || *request == MPI_REQUEST_NULL || requests().empty()) {
+    return next(request);
+  }
   auto op = requests().take(*request);
+  if (!op) return next(request);
   requests().orphan(*request, std::move(*op));
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;

@@ -1,4 +1,5 @@
-// Sends: MPI_Send, Ssend, Rsend, Bsend (blocking) and Isend, Issend (nonblocking). A buffer
+// Sends: MPI_Send, Ssend, Rsend, Bsend (blocking) and Isend, Issend, Ibsend, Irsend
+// (nonblocking). A buffer
 // Strider moves is packed before the call into a wire buffer sent as MPI_PACKED; anything else
 // goes to the MPI unchanged.
 #include <mpi.h>
@@ -36,4 +37,14 @@ STRIDER_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype type, int 
 STRIDER_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                               MPI_Comm comm, MPI_Request* request) {
   return nonblocking_send(STRIDER_NEXT(MPI_Issend), buf, count, type, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send(STRIDER_NEXT(MPI_Ibsend), buf, count, type, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking_send(STRIDER_NEXT(MPI_Irsend), buf, count, type, dest, tag, comm, request);
 }

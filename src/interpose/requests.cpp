@@ -39,6 +39,12 @@ std::optional<Pending> Requests::take(MPI_Request request) {
   return op;
 }
 
+void Requests::put_back(MPI_Request request, Pending op) {
+  std::lock_guard lock(mutex_);
+  ops_[request].push_front(std::move(op));
+  size_.fetch_add(1, std::memory_order_release);
+}
+
 void Requests::orphan(MPI_Request request, Pending op) {
   std::lock_guard lock(orphans_mutex_);
   orphans_.emplace_back(request, std::move(op));

@@ -31,9 +31,11 @@ class Requests {
   // Whether any request is tracked: completion calls on other requests then cost one load.
   bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
   bool tracked(MPI_Request request) const;
-  // The oldest operation tracked under `request` (a handle the MPI freed may be handed out again
-  // before the thread that completed it looks here).
+  // Takes the operation tracked under `request`, if any. Completion calls take their requests'
+  // operations before calling the MPI (once the MPI frees a handle, another thread may get it
+  // for a new operation) and put back those whose requests did not complete.
   std::optional<Pending> take(MPI_Request request);
+  void put_back(MPI_Request request, Pending op);
   std::size_t size() const { return size_.load(std::memory_order_relaxed); }
 
   // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
@@ -53,5 +55,14 @@ class Requests {
 };
 
 Requests& requests();
+
+// Polls the operations of freed requests when an entry point starts and when it returns, so a
+// receive freed with MPI_Request_free is unpacked as soon as Strider runs after it completed.
+struct ProgressOrphans {
+  ProgressOrphans() { requests().progress_orphans(); }
+  ~ProgressOrphans() { requests().progress_orphans(); }
+  ProgressOrphans(const ProgressOrphans&) = delete;
+  ProgressOrphans& operator=(const ProgressOrphans&) = delete;
+};
 
 }  // namespace strider::interpose

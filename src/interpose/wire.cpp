@@ -134,21 +134,25 @@ int unpack_partial(const Incoming& in, int full, int rest) {
 
 }  // namespace
 
-bool p2p_object(const void* buffer, int count, MPI_Datatype type, bool receive, Object& out) {
+bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
+                Object& out) {
   const auto& cfg = runtime::config();
   if (cfg.disabled || count <= 0) return false;
-  if (!view_object(buffer, count, type, out)) return false;
-  if (out.plan->bounds.size == 0) return false;
+  // Classified as one element when the count does not fit an int.
+  if (!view_object(buffer, count > INT_MAX ? 1 : static_cast<int>(count), type, out)) return false;
   if (!out.gpu && cfg.host_p2p == runtime::HostP2P::Forward) return false;
-  // A message past INT_MAX packed bytes cannot be described as MPI_PACKED with an int count;
-  // a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
-  if (out.bytes() > INT_MAX) return out.gpu;
+  // A message past INT_MAX elements or packed bytes cannot be described as MPI_PACKED with an
+  // int count: a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
+  if (count > INT_MAX || out.bytes() > INT_MAX) {
+    out.oversized = true;
+    return out.gpu;
+  }
   // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is.
   return !(out.gpu && method_for(out, receive) == Method::Device && contiguous(out));
 }
 
 int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out) {
-  if (object.bytes() > INT_MAX) {
+  if (object.oversized) {
     return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
   }
   out.method = method_for(object, false);
@@ -168,8 +172,8 @@ int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out) {
 
 void release(Outgoing& out) { transport::release_wire(out.wire); }
 
-int prepare_incoming(const Object& object, MPI_Comm comm, Incoming& in) {
-  if (object.bytes() > INT_MAX) {
+int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incoming& in) {
+  if (object.oversized) {
     return report_error(comm, "receive", "a GPU message over 2^31-1 packed bytes");
   }
   in.object = object;
@@ -178,9 +182,7 @@ int prepare_incoming(const Object& object, MPI_Comm comm, Incoming& in) {
   in.capacity = static_cast<int>(object.bytes());
   int rc = MPI_SUCCESS;
   if (!acquire_for(object, in.method, in.capacity, in.wire, comm, rc)) return rc;
-  // The unpack may come after the application freed its type: where the MPI will unpack (a
-  // type Strider cannot lay out), keep the type alive with a duplicate.
-  if (!object.plan->supported) {
+  if (keep_type) {
     rc = PMPI_Type_dup(object.type, &in.held_type);
     if (rc != MPI_SUCCESS) {
       release(in);

@@ -14,7 +14,9 @@ namespace strider::interpose {
 // The object at a point-to-point buffer if Strider moves it (GPU-resident memory, or any host
 // buffer with STRIDER_P2P_HOST=pack); false to hand the call to the MPI unchanged (host memory,
 // zero counts, unknown types, contiguous GPU data for a CUDA-aware MPI).
-bool p2p_object(const void* buffer, int count, MPI_Datatype type, bool receive, Object& out);
+// A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
+bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
+                Object& out);
 
 // A send's packed bytes.
 struct Outgoing {
@@ -35,7 +37,10 @@ struct Incoming {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Datatype held_type = MPI_DATATYPE_NULL;  // a dup keeping the MPI's type alive, if needed
 };
-int prepare_incoming(const Object& object, MPI_Comm comm, Incoming& in);
+// `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
+// application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
+// the staged path uses.
+int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incoming& in);
 // The wire receive has completed (`received`: the MPI reported success for it): unpacks the
 // bytes that arrived, which may be fewer than posted, even a partial element, unless the
 // receive was cancelled. Releases everything either way.

@@ -26,8 +26,10 @@ bool no_gpu_here(cudaError_t rc) {
 struct ContextProbe {
   using GetCurrent = CUresult (*)(CUcontext*);
   using PrimaryState = CUresult (*)(CUdevice, unsigned int*, int*);
+  using DeviceGet = CUresult (*)(CUdevice*, int);
   GetCurrent get_current = nullptr;
   PrimaryState primary_state = nullptr;
+  DeviceGet device_get = nullptr;
   int devices = 0;
 
   ContextProbe() {
@@ -38,6 +40,7 @@ struct ContextProbe {
     }
     get_current = entry_point<GetCurrent>("cuCtxGetCurrent");
     primary_state = entry_point<PrimaryState>("cuDevicePrimaryCtxGetState");
+    device_get = entry_point<DeviceGet>("cuDeviceGet");
   }
 
   template <class Fn>
@@ -56,13 +59,17 @@ struct ContextProbe {
   // True when a context exists (or the probe cannot tell, to stay on the safe side).
   bool context_exists() const {
     if (devices == 0) return false;
-    if (!get_current || !primary_state) return true;
+    if (!get_current || !primary_state || !device_get) return true;
     CUcontext current = nullptr;
     if (get_current(&current) == CUDA_SUCCESS && current != nullptr) return true;
     for (int d = 0; d < devices; ++d) {
+      CUdevice device = 0;
       unsigned int flags = 0;
       int active = 0;
-      if (primary_state(d, &flags, &active) != CUDA_SUCCESS || active) return true;
+      if (device_get(&device, d) != CUDA_SUCCESS ||
+          primary_state(device, &flags, &active) != CUDA_SUCCESS || active) {
+        return true;
+      }
     }
     return false;
   }

@@ -1,6 +1,7 @@
 #include "transport/size_class_pool.hpp"
 
 #include <bit>
+#include <cstdint>
 
 namespace strider::transport {
 
@@ -29,12 +30,12 @@ Block SizeClassPool::acquire(std::size_t bytes) {
   }
   // A new buffer: within the bound it is cached; past it, first make room by freeing cached
   // buffers of other classes, and if that is not enough lend one that is freed on return.
-  if (held_ + size > bound_) trim_locked();
+  if (held_ + size > bound_) trim_locked(held_ + size - bound_);
   const bool cached = held_ + size <= bound_;
   void* p = allocator_.allocate(size);
   ++allocations_;
   if (p == nullptr) {
-    trim_locked();  // out of memory: give what is cached back and try once more
+    trim_locked(SIZE_MAX);  // out of memory: give what is cached back and try once more
     p = allocator_.allocate(size);
     ++allocations_;
     if (p == nullptr) return {};
@@ -55,16 +56,19 @@ void SizeClassPool::give_back(const Block& block) {
 
 void SizeClassPool::trim() {
   std::lock_guard lock(mutex_);
-  trim_locked();
+  trim_locked(SIZE_MAX);
 }
 
-void SizeClassPool::trim_locked() {
-  for (std::size_t i = 0; i < free_.size(); ++i) {
-    for (std::byte* p : free_[i]) {
-      allocator_.release(p);
+void SizeClassPool::trim_locked(std::size_t bytes) {
+  // Largest classes first: the fewest frees (each may synchronize the device) for the room.
+  std::size_t freed = 0;
+  for (std::size_t i = free_.size(); i-- > 0 && freed < bytes;) {
+    while (!free_[i].empty() && freed < bytes) {
+      allocator_.release(free_[i].back());
+      free_[i].pop_back();
       held_ -= std::size_t{1} << i;
+      freed += std::size_t{1} << i;
     }
-    free_[i].clear();
   }
 }
 

@@ -50,7 +50,7 @@ class SizeClassPool {
   static std::size_t class_size(std::size_t bytes);
 
  private:
-  void trim_locked();
+  void trim_locked(std::size_t bytes);  // frees cached buffers worth at least `bytes`, or all
   static int class_index(std::size_t class_bytes);
 
   Allocator allocator_;

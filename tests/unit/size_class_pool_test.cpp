@@ -96,6 +96,24 @@ TEST(SizeClassPool, StaysWithinItsBound) {
   EXPECT_EQ(pool.held(), 0u);
 }
 
+TEST(SizeClassPool, MakesRoomByFreeingOnlyWhatItNeedsLargestFirst) {
+  FakeMemory memory;
+  SizeClassPool pool(memory.allocator(), 64 << 10);
+  std::vector<Block> blocks = {pool.acquire(16 << 10), pool.acquire(16 << 10),
+                               pool.acquire(8 << 10), pool.acquire(8 << 10)};
+  for (const Block& b : blocks) pool.give_back(b);
+  ASSERT_EQ(pool.held(), 48u << 10);
+  const auto before = pool.allocations();
+  Block big = pool.acquire(32 << 10);  // 16 KiB over the bound: one 16 KiB buffer goes
+  EXPECT_TRUE(big.cached);
+  EXPECT_EQ(pool.held(), 64u << 10);
+  EXPECT_EQ(memory.live.size(), 4u);
+  // What stayed cached is reused without allocating.
+  Block a = pool.acquire(16 << 10), b = pool.acquire(8 << 10), c = pool.acquire(8 << 10);
+  EXPECT_EQ(pool.allocations(), before + 1);
+  for (const Block& x : {big, a, b, c}) pool.give_back(x);
+}
+
 TEST(SizeClassPool, OutOfMemoryTrimsAndReportsEmpty) {
   FakeMemory memory;
   SizeClassPool pool(memory.allocator(), 1 << 20);
