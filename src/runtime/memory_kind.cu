@@ -5,8 +5,10 @@
 // buffer is host memory without a query.
 #include <cuda.h>
 #include <cuda_runtime.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 
 #include "runtime/log.hpp"
 #include "runtime/memory_kind.hpp"
@@ -75,6 +77,18 @@ struct ContextProbe {
   }
 };
 
+// The brk heap (small mallocs of the main thread) as it was when Strider was loaded. CUDA maps
+// device, managed and pinned memory with mmap, which never lands inside the brk range, so an
+// address there is ordinary host memory without asking the runtime (242 ns a query on an
+// H200). Host memory registered with cudaHostRegister there counts as host: correct for every
+// use, only without the pinned fast paths.
+const std::uintptr_t g_heap_start = reinterpret_cast<std::uintptr_t>(sbrk(0));
+
+bool in_brk_heap(const void* p) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  return a >= g_heap_start && a < reinterpret_cast<std::uintptr_t>(sbrk(0));
+}
+
 // Once a context has been seen the process is a GPU process for good.
 bool gpu_memory_possible() {
   static std::atomic<bool> seen{false};
@@ -89,7 +103,7 @@ bool gpu_memory_possible() {
 
 PointerInfo pointer_info(const void* p) {
   if (p == nullptr || g_cuda_unusable.load(std::memory_order_relaxed)) return {};
-  if (!gpu_memory_possible()) return {};
+  if (in_brk_heap(p) || !gpu_memory_possible()) return {};
   cudaPointerAttributes a{};
   const cudaError_t rc = cudaPointerGetAttributes(&a, p);
   if (rc != cudaSuccess) {
