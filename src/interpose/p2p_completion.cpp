@@ -1,4 +1,5 @@
-// Completion: MPI_Wait/Test and their -all/-any/-some forms, MPI_Request_free. The MPI completes
+// Completion: MPI_Wait/Test and their -all/-any/-some forms, MPI_Request_get_status,
+// MPI_Request_free. The MPI completes
 // the requests (they are its own); Strider then finishes the operations it tracks under those
 // that completed: unpacking receives, releasing wire buffers. The operations are claimed before
 // the MPI is called, since a handle the MPI frees may at once be handed to another thread's new
@@ -54,6 +55,13 @@ class Claimed {
     Pending op = std::move(*ops_[i]);
     ops_[i].reset();
     return complete(op, status, succeeded);
+  }
+
+  // Request i is complete but stays live (MPI_Request_get_status): a receive is unpacked now,
+  // so the data is in place when the application sees the flag.
+  int unpack_early(int i, const MPI_Status& status) {
+    if (auto* in = std::get_if<Incoming>(&*ops_[i])) return unpack_incoming(*in, status, true);
+    return MPI_SUCCESS;
   }
 
   // Puts back what did not complete (the request is still live).
@@ -239,6 +247,17 @@ STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outco
   }
   return some(incount, requests_, outcount, indices, statuses,
               [&](MPI_Status* s) { return next(incount, requests_, outcount, indices, s); });
+}
+
+STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  const auto next = STRIDER_NEXT(MPI_Request_get_status);
+  if (request == MPI_REQUEST_NULL || requests().empty()) return next(request, flag, status);
+  Claimed claimed(1, &request);
+  if (!claimed.any()) return next(request, flag, status);
+  Status st(status);
+  const int rc = next(request, flag, st.use);
+  if (rc != MPI_SUCCESS || !*flag) return rc;
+  return claimed.unpack_early(0, *st.use);
 }
 
 // A freed request's operation goes on: Strider keeps the request and completes the operation

@@ -193,27 +193,35 @@ int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incomi
   return MPI_SUCCESS;
 }
 
-int complete_incoming(Incoming& in, const MPI_Status& status, bool received) {
-  int rc = MPI_SUCCESS;
+int unpack_incoming(Incoming& in, const MPI_Status& status, bool received) {
+  if (in.unpacked) return in.unpack_rc;
+  in.unpacked = true;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int bytes = 0;
-  if (received && !cancelled && PMPI_Get_count(&status, MPI_PACKED, &bytes) == MPI_SUCCESS &&
-      bytes != MPI_UNDEFINED && bytes > 0) {
-    bytes = std::min(bytes, in.capacity);
-    const auto size = in.object.plan->bounds.size;
-    const int full = static_cast<int>(bytes / size);
-    const int rest = static_cast<int>(bytes % size);
-    if (full > 0) {
-      rc = unpack_object(element_range(in.object, 0, full), in.wire.data(),
-                         wire_view(in.wire, in.method), HostPacking::Strider, in.comm);
-    }
-    if (rc == MPI_SUCCESS && rest > 0) rc = unpack_partial(in, full, rest);
-    if (rc == MPI_SUCCESS) {
-      count_method(in.method);
-      counters().recvs_packed++;
-    }
+  if (!received || cancelled || PMPI_Get_count(&status, MPI_PACKED, &bytes) != MPI_SUCCESS ||
+      bytes == MPI_UNDEFINED || bytes <= 0) {
+    return in.unpack_rc = MPI_SUCCESS;
   }
+  bytes = std::min(bytes, in.capacity);
+  const auto size = in.object.plan->bounds.size;
+  const int full = static_cast<int>(bytes / size);
+  const int rest = static_cast<int>(bytes % size);
+  int rc = MPI_SUCCESS;
+  if (full > 0) {
+    rc = unpack_object(element_range(in.object, 0, full), in.wire.data(),
+                       wire_view(in.wire, in.method), HostPacking::Strider, in.comm);
+  }
+  if (rc == MPI_SUCCESS && rest > 0) rc = unpack_partial(in, full, rest);
+  if (rc == MPI_SUCCESS) {
+    count_method(in.method);
+    counters().recvs_packed++;
+  }
+  return in.unpack_rc = rc;
+}
+
+int complete_incoming(Incoming& in, const MPI_Status& status, bool received) {
+  const int rc = unpack_incoming(in, status, received);
   release(in);
   return rc;
 }

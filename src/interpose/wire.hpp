@@ -36,6 +36,8 @@ struct Incoming {
   transport::Method method = transport::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Datatype held_type = MPI_DATATYPE_NULL;  // a dup keeping the MPI's type alive, if needed
+  bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
+  int unpack_rc = MPI_SUCCESS;
 };
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
@@ -45,6 +47,8 @@ int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incomi
 // bytes that arrived, which may be fewer than posted, even a partial element, unless the
 // receive was cancelled. Releases everything either way.
 int complete_incoming(Incoming& in, const MPI_Status& status, bool received);
+// The unpacking part alone, once: for a completion seen before the request is freed.
+int unpack_incoming(Incoming& in, const MPI_Status& status, bool received);
 void release(Incoming& in);
 
 }  // namespace strider::interpose

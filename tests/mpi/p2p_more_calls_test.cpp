@@ -1,5 +1,5 @@
-// Point-to-point calls p2p_test.cpp leaves out: MPI_Ibsend and MPI_Irsend, and where the MPI has
-// them (MPICH 4) the MPI-4 large-count calls (MPI_Send_c, ...). With
+// Point-to-point calls p2p_test.cpp leaves out: MPI_Ibsend, MPI_Irsend, MPI_Request_get_status,
+// and where the MPI has them (MPICH 4) the MPI-4 large-count calls (MPI_Send_c, ...). With
 // STRIDER_P2P_HOST=pack they take Strider's packed path (counters checked), and the data matches
 // PMPI_Pack of the sender's buffer. Two ranks, a strided and an irregular type.
 #include <gtest/gtest.h>
@@ -87,6 +87,34 @@ TEST(MoreP2p, IbsendAndIrsend) {
     EXPECT_EQ(got, want) << "Irsend";
   }
   expect_packed(before, 4);
+}
+
+// The data is in place once MPI_Request_get_status reports the receive complete, before any
+// completion function has seen the request (which the application must still complete).
+TEST(MoreP2p, RequestGetStatusSeesTheDataInPlace) {
+  if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
+  Types types;
+  const int me = world_rank(), peer = 1 - me;
+  const strider_stats before = stats();
+  const int count = 3, n = 200;
+  const std::vector<int> mine = numbered(me, n), theirs = numbered(peer, n);
+  const std::vector<int> blank(n, -1);
+  const std::vector<int> want = expected(types.indexed, count, theirs, blank);
+  std::vector<int> got = blank;
+  MPI_Request r[2];
+  MPI_Irecv(got.data(), count, types.indexed, peer, 1, MPI_COMM_WORLD, &r[0]);
+  MPI_Isend(mine.data(), count, types.indexed, peer, 1, MPI_COMM_WORLD, &r[1]);
+  int flag = 0;
+  MPI_Status status;
+  while (!flag) ASSERT_EQ(MPI_Request_get_status(r[0], &flag, &status), MPI_SUCCESS);
+  int received = 0;
+  MPI_Get_count(&status, types.indexed, &received);
+  EXPECT_EQ(received, count);
+  EXPECT_EQ(got, want) << "after MPI_Request_get_status";
+  ASSERT_NE(r[0], MPI_REQUEST_NULL) << "get_status must not free the request";
+  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  EXPECT_EQ(got, want) << "after the wait";
+  expect_packed(before, 1);
 }
 
 #if STRIDER_HAVE_MPI4_P2P
