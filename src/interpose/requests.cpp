@@ -74,7 +74,14 @@ void Requests::drain_orphans() {
   std::lock_guard lock(orphans_mutex_);
   for (auto& [request, op] : orphans_) {
     MPI_Status status;
-    const int rc = PMPI_Wait(&request, &status);
+    int done = 0;
+    int rc = PMPI_Test(&request, &done, &status);
+    // A freed receive that never matched would hold MPI_Finalize forever: cancel it (a send
+    // must still complete, as it would without Strider).
+    if (!done && rc == MPI_SUCCESS && std::holds_alternative<Incoming>(op)) {
+      PMPI_Cancel(&request);
+    }
+    if (!done && rc == MPI_SUCCESS) rc = PMPI_Wait(&request, &status);
     complete(op, status, rc == MPI_SUCCESS);
   }
   orphans_.clear();
