@@ -38,13 +38,15 @@ class Claimed {
   Claimed(int n, const MPI_Request* r) {
     if (requests().empty()) return;
     for (int i = 0; i < n; ++i) {
-      if (r[i] == MPI_REQUEST_NULL || !requests().tracked(r[i])) continue;
-      if (auto op = requests().take(r[i])) {
-        if (ops_.empty()) ops_.resize(static_cast<std::size_t>(n));
-        ops_[i] = std::move(op);
+      if (r[i] == MPI_REQUEST_NULL) continue;
+      auto op = requests().take(r[i]);
+      if (!op) continue;
+      if (ops_.empty()) {
+        ops_.resize(static_cast<std::size_t>(n));
         handles_.resize(static_cast<std::size_t>(n));
-        handles_[i] = r[i];
       }
+      ops_[i] = std::move(op);
+      handles_[i] = r[i];
     }
   }
   bool any() const { return !ops_.empty(); }

@@ -35,8 +35,7 @@ std::optional<Call> classify(MPI_Datatype type, int count, const void* user, con
     return std::nullopt;
   }
   Call call;
-  if (!view_object(user, count, type, call.object)) return std::nullopt;
-  if (call.object.plan->bounds.size == 0) return std::nullopt;
+  if (!view_object(user, count, type, call.object)) return std::nullopt;  // empty types too
   // A position past INT_MAX cannot be returned; the MPI reports that.
   if (call.object.bytes() > INT_MAX - *position) return std::nullopt;
   call.packed = const_cast<std::byte*>(static_cast<const std::byte*>(packed)) + *position;

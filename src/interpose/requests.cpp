@@ -21,12 +21,6 @@ void Requests::track(MPI_Request request, Pending op) {
   size_.fetch_add(1, std::memory_order_release);
 }
 
-bool Requests::tracked(MPI_Request request) const {
-  if (empty() || request == MPI_REQUEST_NULL) return false;
-  std::lock_guard lock(mutex_);
-  return ops_.count(request) != 0;
-}
-
 std::optional<Pending> Requests::take(MPI_Request request) {
   if (empty()) return std::nullopt;
   std::lock_guard lock(mutex_);

@@ -30,7 +30,6 @@ class Requests {
   void track(MPI_Request request, Pending op);
   // Whether any request is tracked: completion calls on other requests then cost one load.
   bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
-  bool tracked(MPI_Request request) const;
   // Takes the operation tracked under `request`, if any. Completion calls take their requests'
   // operations before calling the MPI (once the MPI frees a handle, another thread may get it
   // for a new operation) and put back those whose requests did not complete.
@@ -39,7 +38,8 @@ class Requests {
   std::size_t size() const { return size_.load(std::memory_order_relaxed); }
 
   // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
-  // sees it done (polled at its entry points, waited for at MPI_Finalize).
+  // sees it done (polled as its calls start and return; at MPI_Finalize waited for, or cancelled
+  // if it is a receive that never matched).
   void orphan(MPI_Request request, Pending op);
   void progress_orphans();
   void drain_orphans();
@@ -47,6 +47,8 @@ class Requests {
 
  private:
   mutable std::mutex mutex_;
+  // A list per handle only to lose nothing should an MPI hand out a live handle twice; with
+  // operations claimed before the MPI can free their handles, each list holds one.
   std::unordered_map<MPI_Request, std::deque<Pending>> ops_;
   std::atomic<std::size_t> size_{0};
   std::mutex orphans_mutex_;

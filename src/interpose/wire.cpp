@@ -148,7 +148,7 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
     return out.gpu;
   }
   // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is.
-  return !(out.gpu && method_for(out, receive) == Method::Device && contiguous(out));
+  return !(out.gpu && contiguous(out) && method_for(out, receive) == Method::Device);
 }
 
 int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out) {
