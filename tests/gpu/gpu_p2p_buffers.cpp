@@ -7,7 +7,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -39,19 +38,6 @@ class DevicePlacement final : public Placement {
   }
 };
 
-class HostPlacement final : public Placement {
- public:
-  const char* name() const override { return "host"; }
-  void* alloc(std::size_t bytes) override {
-    void* p = std::malloc(bytes ? bytes : 1);
-    if (!p) throw std::bad_alloc();
-    return p;
-  }
-  void free(void* p) override { std::free(p); }
-  void upload(void* dst, const void* src, std::size_t n) override { std::memcpy(dst, src, n); }
-  void download(void* dst, const void* src, std::size_t n) override { std::memcpy(dst, src, n); }
-};
-
 bool mixed() {
   const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
   if (v == nullptr || std::strcmp(v, "device") == 0) return false;
@@ -72,10 +58,9 @@ bool device_here() {
 
 Placement& placement(Role) {
   static DevicePlacement device;
-  static HostPlacement host;
   static const bool on_device = device_here();
   if (on_device) return device;
-  return host;
+  return host_placement();
 }
 
 const char* placement_summary() {

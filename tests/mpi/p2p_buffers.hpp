@@ -30,6 +30,8 @@ enum class Role { kSend, kRecv };
 Placement& placement(Role role);
 // One line saying what placement() gives on this rank, for the log.
 const char* placement_summary();
+// Ordinary host memory (malloc), which both builds use (host_placement.cpp).
+Placement& host_placement();
 
 // A buffer in a placement, initialized from host bytes; `offset` is the index of the datatype's
 // origin in those bytes (see ElementBuffer in mpi_test_support.hpp).
