@@ -26,7 +26,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
     printf '%s: %s\n' "$t" "$(command -v $t || echo missing)"
   done
   ls /usr/lib/x86_64-linux-gnu/libgtest* /usr/include/gtest/gtest.h /usr/src/googletest 2>&1 | head -5
-  ls /usr/include/CLI/CLI.hpp 2>&1
+  ls /usr/include/CLI/CLI.hpp /usr/include/nlohmann/json.hpp 2>&1
 } 2>&1 | tee "$OUT/probe.txt"
 [[ $probe_only == 1 ]] && exit 0
 
@@ -36,6 +36,8 @@ if [[ ! -e /usr/include/gtest/gtest.h && -d .deps/googletest ]]; then
 fi
 cli_args=()
 [[ ! -e /usr/include/CLI/CLI.hpp && -d .deps/CLI11 ]] && cli_args=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
+[[ ! -e /usr/include/nlohmann/json.hpp && -d .deps/nlohmann_json ]] &&
+  cli_args+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
 
 build=build/gpu-openmpi
 set -o pipefail

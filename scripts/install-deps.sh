@@ -13,7 +13,7 @@ fi
 mpis=("$@")
 [[ ${#mpis[@]} -eq 0 ]] && mpis=(openmpi mpich)
 
-common=(cmake ninja-build g++ make pkg-config libgtest-dev libcli11-dev)
+common=(cmake ninja-build g++ make pkg-config libgtest-dev libcli11-dev nlohmann-json3-dev)
 declare -A mpi_packages=([openmpi]="libopenmpi-dev openmpi-bin" [mpich]="libmpich-dev mpich")
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }

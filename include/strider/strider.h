@@ -51,6 +51,26 @@ int strider_get_stats(strider_stats* out);
  * name (the method is then unchanged). */
 int strider_set_method(const char* method);
 
+/* The performance model's view of sending `count` elements of `type` from GPU memory to a peer
+ * that unpacks the same object (for tools and benchmarks). Methods are indexed
+ * STRIDER_ONESHOT (0), STRIDER_STAGED (1), STRIDER_DEVICE (2); times are in seconds. */
+enum { STRIDER_ONESHOT = 0, STRIDER_STAGED = 1, STRIDER_DEVICE = 2, STRIDER_METHODS = 3 };
+typedef struct strider_prediction {
+  int available[3];    /* device: only on a CUDA-aware MPI */
+  double send_side[3]; /* pack (+ copy out of the GPU) */
+  double transfer[3];  /* half a round trip of the packed bytes */
+  double recv_side[3]; /* (copy into the GPU +) unpack */
+  double total[3];     /* send_side + transfer + recv_side */
+  int send_choice;     /* what auto picks on the sending side */
+  int recv_choice;     /* ... and on the receiving side */
+  int measured;        /* 1: from the perf file; 0: built-in defaults */
+} strider_prediction;
+
+/* Fills *out for `count` elements of `type` and a peer on the same node (same_node != 0) or
+ * another one. Loads the perf file if not yet loaded. Returns 0, or -1 if the type is unknown
+ * (uncommitted, invalid) or has no plan (left to the MPI's pack). */
+int strider_predict(MPI_Datatype type, int count, int same_node, strider_prediction* out);
+
 /* Writes a description of how Strider handles `type` (bounds, canonical form or the reason it
  * is left to the MPI), NUL-terminated and truncated to `size` bytes. Returns the full length
  * (excluding the NUL), or -1 if the type is unknown (uncommitted or invalid). */

@@ -7,7 +7,9 @@
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
+#include "transport/cuda_aware.hpp"
 #include "transport/method.hpp"
+#include "transport/perf_model.hpp"
 #include "transport/wire_buffers.hpp"
 
 using namespace strider;
@@ -47,6 +49,29 @@ STRIDER_EXPORT int strider_set_method(const char* method) {
   runtime::MethodChoice choice;
   if (method == nullptr || !transport::parse_method(method, choice)) return -1;
   transport::set_requested_method(choice);
+  return 0;
+}
+
+STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
+                                   strider_prediction* out) {
+  if (runtime::config().disabled || out == nullptr || count < 0) return -1;
+  auto p = interpose::plan_for(type);
+  if (!p || !p->supported) return -1;
+  const auto placement = same_node ? model::Placement::SameNode : model::Placement::Remote;
+  const bool aware = transport::mpi_cuda_aware();
+  model::Selector& selector = transport::perf_model();
+  const model::ObjectShape shape = model::object_shape(p->shape, count);
+  const model::Prediction prediction = selector.predict(shape, placement, aware);
+  for (int m = 0; m < model::kTransfers; ++m) {
+    out->available[m] = prediction[m].available ? 1 : 0;
+    out->send_side[m] = prediction[m].send_side;
+    out->transfer[m] = prediction[m].transfer;
+    out->recv_side[m] = prediction[m].recv_side;
+    out->total[m] = prediction[m].total();
+  }
+  out->send_choice = static_cast<int>(model::choose(prediction, false));
+  out->recv_choice = static_cast<int>(model::choose(prediction, true));
+  out->measured = selector.model().warning.empty() ? 1 : 0;
   return 0;
 }
 

@@ -15,15 +15,19 @@ namespace strider::interpose {
 
 // Whether this send is Strider's; counts the ones that are not.
 template <class Count>
-bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, Object& object) {
-  if (dest != MPI_PROC_NULL && p2p_object(buf, count, type, false, object)) return true;
+bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, MPI_Comm comm,
+                 Object& object) {
+  if (dest != MPI_PROC_NULL && p2p_object(buf, count, type, false, {comm, dest}, object)) {
+    return true;
+  }
   counters().sends_forwarded++;
   return false;
 }
 
 template <class Count>
-bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, Object& object) {
-  if (!from_nobody && p2p_object(buf, count, type, true, object)) return true;
+bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, const Peer& peer,
+                 Object& object) {
+  if (!from_nobody && p2p_object(buf, count, type, true, peer, object)) return true;
   counters().recvs_forwarded++;
   return false;
 }
@@ -35,11 +39,11 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
                   MPI_Comm comm) {
   ProgressOrphans progress;
   Object object;
-  if (!packed_send(buf, count, type, dest, object)) {
+  if (!packed_send(buf, count, type, dest, comm, object)) {
     return next(buf, count, type, dest, tag, comm);
   }
   Outgoing out;
-  int rc = pack_outgoing(object, comm, out);
+  int rc = pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return rc;
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm);
   release(out);
@@ -53,11 +57,11 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
                      MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
   Object object;
-  if (!packed_send(buf, count, type, dest, object)) {
+  if (!packed_send(buf, count, type, dest, comm, object)) {
     return next(buf, count, type, dest, tag, comm, request);
   }
   Outgoing out;
-  int rc = pack_outgoing(object, comm, out);
+  int rc = pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return rc;
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
   if (rc != MPI_SUCCESS) {
@@ -70,9 +74,10 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
 
 // Receives into a wire buffer with `receive(data, bytes, status)` and unpacks.
 template <class Receive>
-int blocking_receive(const Object& object, MPI_Comm comm, MPI_Status* status, Receive receive) {
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
+                     Receive receive) {
   Incoming in;
-  int rc = prepare_incoming(object, comm, false, in);
+  int rc = prepare_incoming(object, peer, false, in);
   if (rc != MPI_SUCCESS) return rc;
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
@@ -84,10 +89,10 @@ int blocking_receive(const Object& object, MPI_Comm comm, MPI_Status* status, Re
 // Posts a receive into a wire buffer with `receive(data, bytes, request)`; the completion
 // function that sees the request complete unpacks.
 template <class Receive>
-int nonblocking_receive(const Object& object, MPI_Comm comm, MPI_Request* request,
+int nonblocking_receive(const Object& object, const Peer& peer, MPI_Request* request,
                         Receive receive) {
   Incoming in;
-  int rc = prepare_incoming(object, comm, true, in);
+  int rc = prepare_incoming(object, peer, true, in);
   if (rc != MPI_SUCCESS) return rc;
   rc = receive(in.wire.data(), in.capacity, request);
   if (rc != MPI_SUCCESS) {
@@ -104,10 +109,10 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
          MPI_Status* status) {
   ProgressOrphans progress;
   Object object;
-  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, object)) {
+  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, status);
   }
-  return blocking_receive(object, comm, status, [&](void* wire, int bytes, MPI_Status* st) {
+  return blocking_receive(object, {comm, source}, status, [&](void* wire, int bytes, MPI_Status* st) {
     return next(wire, bytes, MPI_PACKED, source, tag, comm, st);
   });
 }
@@ -118,17 +123,17 @@ int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int 
           MPI_Request* request) {
   ProgressOrphans progress;
   Object object;
-  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, object)) {
+  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, request);
   }
-  return nonblocking_receive(object, comm, request, [&](void* wire, int bytes, MPI_Request* r) {
+  return nonblocking_receive(object, {comm, source}, request, [&](void* wire, int bytes, MPI_Request* r) {
     return next(wire, bytes, MPI_PACKED, source, tag, comm, r);
   });
 }
 
-// The communicator a matched message belongs to, for error reports (the message handle hides
-// it): the world's handler is the best there is.
-inline MPI_Comm message_comm() { return MPI_COMM_WORLD; }
+// The peer of a matched message, for error reports and placement (the message handle hides
+// both): the world's handler is the best there is, and the sender is not known.
+inline Peer message_peer() { return {MPI_COMM_WORLD, MPI_ANY_SOURCE}; }
 
 // MPI_Mrecv / MPI_Mrecv_c.
 template <class Next, class Count>
@@ -137,10 +142,10 @@ int mrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* mes
   ProgressOrphans progress;
   Object object;
   if (message == nullptr ||
-      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, object)) {
+      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, message_peer(), object)) {
     return next(buf, count, type, message, status);
   }
-  return blocking_receive(object, message_comm(), status,
+  return blocking_receive(object, message_peer(), status,
                           [&](void* wire, int bytes, MPI_Status* st) {
                             return next(wire, bytes, MPI_PACKED, message, st);
                           });
@@ -153,10 +158,10 @@ int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* me
   ProgressOrphans progress;
   Object object;
   if (message == nullptr ||
-      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, object)) {
+      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, message_peer(), object)) {
     return next(buf, count, type, message, request);
   }
-  return nonblocking_receive(object, message_comm(), request,
+  return nonblocking_receive(object, message_peer(), request,
                              [&](void* wire, int bytes, MPI_Request* r) {
                                return next(wire, bytes, MPI_PACKED, message, r);
                              });
@@ -171,9 +176,10 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   ProgressOrphans progress;
   Object send_object, recv_object;
   const bool pack_send =
-      dest != MPI_PROC_NULL && p2p_object(sendbuf, sendcount, sendtype, false, send_object);
-  const bool pack_recv =
-      source != MPI_PROC_NULL && p2p_object(recvbuf, recvcount, recvtype, true, recv_object);
+      dest != MPI_PROC_NULL &&
+      p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
+  const bool pack_recv = source != MPI_PROC_NULL &&
+                         p2p_object(recvbuf, recvcount, recvtype, true, {comm, source}, recv_object);
   if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
   if (!pack_recv) counters().recvs_forwarded++;
   if (!pack_send && !pack_recv) {
@@ -183,8 +189,9 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   Outgoing out;
   Incoming in;
   int rc = MPI_SUCCESS;
-  if (pack_send && (rc = pack_outgoing(send_object, comm, out)) != MPI_SUCCESS) return rc;
-  if (pack_recv && (rc = prepare_incoming(recv_object, comm, false, in)) != MPI_SUCCESS) {
+  if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
+  if (pack_recv &&
+      (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
     release(out);
     return rc;
   }
@@ -209,7 +216,7 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
   ProgressOrphans progress;
   Object object;
   if ((dest == MPI_PROC_NULL && source == MPI_PROC_NULL) ||
-      !p2p_object(buf, count, type, false, object)) {
+      !p2p_object(buf, count, type, false, {comm, dest}, object)) {
     counters().sends_forwarded++;
     counters().recvs_forwarded++;
     return replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
@@ -217,8 +224,11 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
   Outgoing out;
   Incoming in;
   int rc = MPI_SUCCESS;
-  if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, comm, out)) != MPI_SUCCESS) return rc;
-  if (source != MPI_PROC_NULL && (rc = prepare_incoming(object, comm, false, in)) != MPI_SUCCESS) {
+  if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, {comm, dest}, out)) != MPI_SUCCESS) {
+    return rc;
+  }
+  if (source != MPI_PROC_NULL &&
+      (rc = prepare_incoming(object, {comm, source}, false, in)) != MPI_SUCCESS) {
     release(out);
     return rc;
   }

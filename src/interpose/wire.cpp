@@ -12,6 +12,8 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transport/cuda_aware.hpp"
+#include "transport/perf_model.hpp"
+#include "transport/placement.hpp"
 
 namespace strider::interpose {
 namespace {
@@ -25,10 +27,22 @@ bool contiguous(const Object& o) {
          (o.count == 1 || p.bounds.extent == p.bounds.size);
 }
 
-Method method_for(const Object& o, bool receive) {
+// The method for a GPU object: forced by STRIDER_METHOD / strider_set_method, or the model's
+// choice for its shape. Only the device method's transfer depends on where the peer runs, so
+// the placement is looked up only for a CUDA-aware MPI. (Types without a plan go through the
+// MPI's own pack, which the model does not describe: they keep the one-shot default.)
+Method method_for(const Object& o, bool receive, const Peer& peer) {
   if (!o.gpu) return Method::Host;
-  return transport::choose_method(transport::requested_method(), transport::mpi_cuda_aware(),
-                                  {o.bytes(), receive});
+  const runtime::MethodChoice requested = transport::requested_method();
+  const bool aware = transport::mpi_cuda_aware();
+  model::Transfer automatic = model::Transfer::OneShot;
+  if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
+    const model::Placement placement = aware ? transport::peer_placement(peer.comm, peer.rank)
+                                             : model::Placement::SameNode;
+    automatic = transport::perf_model().choose(model::object_shape(o.plan->shape, o.count),
+                                               placement, aware, receive);
+  }
+  return transport::choose_method(requested, aware, automatic);
 }
 
 WireMemory memory_for(Method m) {
@@ -135,7 +149,7 @@ int unpack_partial(const Incoming& in, int full, int rest) {
 }  // namespace
 
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
-                Object& out) {
+                const Peer& peer, Object& out) {
   const auto& cfg = runtime::config();
   if (cfg.disabled || count <= 0) return false;
   // Classified as one element when the count does not fit an int.
@@ -148,14 +162,15 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
     return out.gpu;
   }
   // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is.
-  return !(out.gpu && contiguous(out) && method_for(out, receive) == Method::Device);
+  return !(out.gpu && contiguous(out) && method_for(out, receive, peer) == Method::Device);
 }
 
-int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out) {
+int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
+  const MPI_Comm comm = peer.comm;
   if (object.oversized) {
     return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
   }
-  out.method = method_for(object, false);
+  out.method = method_for(object, false, peer);
   out.bytes = static_cast<int>(object.bytes());
   int rc = MPI_SUCCESS;
   if (!acquire_for(object, out.method, out.bytes, out.wire, comm, rc)) return rc;
@@ -172,13 +187,14 @@ int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out) {
 
 void release(Outgoing& out) { transport::release_wire(out.wire); }
 
-int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incoming& in) {
+int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in) {
+  const MPI_Comm comm = peer.comm;
   if (object.oversized) {
     return report_error(comm, "receive", "a GPU message over 2^31-1 packed bytes");
   }
   in.object = object;
   in.comm = comm;
-  in.method = method_for(object, true);
+  in.method = method_for(object, true, peer);
   in.capacity = static_cast<int>(object.bytes());
   int rc = MPI_SUCCESS;
   if (!acquire_for(object, in.method, in.capacity, in.wire, comm, rc)) return rc;

@@ -11,12 +11,19 @@
 
 namespace strider::interpose {
 
+// The other side of a transfer: errors are reported through `comm`; `rank` (MPI_ANY_SOURCE when
+// unknown) tells the performance model whether the peer shares this node.
+struct Peer {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = MPI_ANY_SOURCE;
+};
+
 // The object at a point-to-point buffer if Strider moves it (GPU-resident memory, or any host
 // buffer with STRIDER_P2P_HOST=pack); false to hand the call to the MPI unchanged (host memory,
 // zero counts, unknown types, contiguous GPU data for a CUDA-aware MPI).
 // A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
-                Object& out);
+                const Peer& peer, Object& out);
 
 // A send's packed bytes.
 struct Outgoing {
@@ -24,8 +31,8 @@ struct Outgoing {
   int bytes = 0;
   transport::Method method = transport::Method::Host;
 };
-// Packs the object; errors are reported through `comm` and returned.
-int pack_outgoing(const Object& object, MPI_Comm comm, Outgoing& out);
+// Packs the object by the method chosen for it; errors are reported and returned.
+int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out);
 void release(Outgoing& out);
 
 // A receive's wire buffer, and what to unpack into when it completes.
@@ -42,7 +49,7 @@ struct Incoming {
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
 // the staged path uses.
-int prepare_incoming(const Object& object, MPI_Comm comm, bool keep_type, Incoming& in);
+int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in);
 // The wire receive has completed (`received`: the MPI reported success for it): unpacks the
 // bytes that arrived, which may be fewer than posted, even a partial element, unless the
 // receive was cancelled. Releases everything either way.

@@ -22,6 +22,7 @@ std::shared_ptr<const Plan> build_plan(MPI_Datatype type, Explanation* explanati
       return plan;
     }
     plan->form = std::move(*form);
+    plan->shape = model::element_shape(plan->form, plan->bounds.extent);
     plan->supported = true;
     plan->host_engine_wins = host_engine_wins(*plan);
   } catch (const std::exception& e) {

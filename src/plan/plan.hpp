@@ -10,6 +10,7 @@
 
 #include "canon/canonicalize.hpp"
 #include "decode/decode.hpp"
+#include "model/object_shape.hpp"
 
 namespace strider::plan {
 
@@ -25,6 +26,7 @@ struct Plan {
   canon::CanonicalForm form;  // valid when supported
   decode::Bounds bounds;      // the MPI's own figures
   int ir_depth = 0;
+  model::ElementShape shape;      // what the performance model reads (valid when supported)
   bool host_engine_wins = false;  // STRIDER_HOST_ENGINE=auto's verdict, decided once
   mutable EngineCache gpu;        // the GPU engine's per-type state
 };

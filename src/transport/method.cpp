@@ -27,20 +27,31 @@ const char* to_string(Method method) {
 }
 
 Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
-                     const TransferShape& shape) {
+                     model::Transfer automatic) {
   using runtime::MethodChoice;
+  if (requested == MethodChoice::Auto) {
+    switch (automatic) {
+      case model::Transfer::OneShot:
+        requested = MethodChoice::OneShot;
+        break;
+      case model::Transfer::Staged:
+        requested = MethodChoice::Staged;
+        break;
+      case model::Transfer::Device:
+        requested = MethodChoice::Device;
+        break;
+    }
+  }
   switch (requested) {
     case MethodChoice::Device:
       return mpi_cuda_aware ? Method::Device : Method::Staged;
     case MethodChoice::OneShot:
       return Method::OneShot;
     case MethodChoice::Staged:
-      return Method::Staged;
     case MethodChoice::Auto:
       break;
   }
-  (void)shape;
-  return mpi_cuda_aware ? Method::Device : Method::OneShot;
+  return Method::Staged;
 }
 
 runtime::MethodChoice requested_method() {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "model/cost_model.hpp"
 #include "runtime/config.hpp"
 
 namespace strider::transport {
@@ -18,19 +19,11 @@ enum class Method { Device, OneShot, Staged, Host };
 
 const char* to_string(Method method);
 
-// What the choice depends on (the measured model of the next step adds the block length).
-struct TransferShape {
-  std::int64_t bytes = 0;  // packed bytes of the message
-  bool receive = false;    // the receiver's side (unpacking) rather than the sender's
-};
-
-// Pure. `requested` is STRIDER_METHOD (or strider_set_method); a CUDA-unaware MPI never gets
-// device memory, so a requested device method becomes staged there. Auto: device memory for a
-// CUDA-aware MPI, else one-shot, which bench/pingpong measured fastest or within noise of
-// staged for every object from 1 KiB to 4 MiB with blocks of 1-512 B on two H200s (the measured
-// model of strider-measure replaces this rule).
+// Pure. `requested` is STRIDER_METHOD (or strider_set_method); `automatic` what the performance
+// model picks for this transfer, taken when auto is requested. A CUDA-unaware MPI never gets
+// device memory: device becomes staged there.
 Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
-                     const TransferShape& shape);
+                     model::Transfer automatic);
 
 // The process's current request: STRIDER_METHOD until strider_set_method changes it.
 runtime::MethodChoice requested_method();

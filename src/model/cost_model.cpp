@@ -1,0 +1,179 @@
+#include "model/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/grid.hpp"
+
+namespace strider::model {
+namespace {
+
+// A 1D table, held at its last measured rate beyond its largest size (so doubling an object
+// past the measured range doubles its time; every method scales alike, so choices are those of
+// the clamped point).
+double scaled_at(const Table1D& t, double x) {
+  if (x > t.x.back()) return t.y.back() * (x / t.x.back());
+  return t.at(x);
+}
+
+double table_at(const PackTable& p, double block, double bytes) {
+  const double largest = p.seconds.columns.back();
+  const double b = std::max(1.0, std::min(block, bytes / 2));
+  if (bytes > largest) return p.seconds.at(std::min(b, largest / 2), largest) * (bytes / largest);
+  return p.seconds.at(b, bytes);
+}
+
+}  // namespace
+
+const char* to_string(Transfer t) {
+  switch (t) {
+    case Transfer::OneShot:
+      return "oneshot";
+    case Transfer::Staged:
+      return "staged";
+    case Transfer::Device:
+      return "device";
+  }
+  return "?";
+}
+
+double pack_seconds(const PerfData& data, PackTarget target, Direction direction,
+                    const ObjectShape& shape) {
+  const int dims = std::clamp(shape.dims, 2, 3);
+  std::vector<const PackTable*> family;
+  for (int pass = 0; pass < 2 && family.empty(); ++pass) {
+    for (const PackTable& p : data.pack) {
+      if (p.target == target && p.direction == direction && (pass == 1 || p.dims == dims)) {
+        family.push_back(&p);
+      }
+    }
+  }
+  if (family.empty()) return data.launch_sync;  // validate() rules this out for loaded files
+  std::sort(family.begin(), family.end(), [](const PackTable* a, const PackTable* b) {
+    return a->stride_ratio < b->stride_ratio;
+  });
+  const double block = static_cast<double>(std::max<std::int64_t>(1, shape.block));
+  const double bytes = static_cast<double>(std::max<std::int64_t>(1, shape.bytes));
+  const double ratio = static_cast<double>(std::max(shape.stride, shape.block)) / block;
+  std::vector<double> ratios;
+  for (const PackTable* p : family) ratios.push_back(p->stride_ratio);
+  // Tables of equal ratio (none in files strider-measure writes) resolve to the first.
+  ratios.erase(std::unique(ratios.begin(), ratios.end()), ratios.end());
+  const AxisPosition at = locate(ratios, ratio);
+  auto of_ratio = [&](double r) {
+    return *std::find_if(family.begin(), family.end(),
+                         [&](const PackTable* p) { return p->stride_ratio == r; });
+  };
+  const double lower = table_at(*of_ratio(ratios[at.lower]), block, bytes);
+  if (ratios.size() == 1) return lower;
+  return log_mix(lower, table_at(*of_ratio(ratios[at.lower + 1]), block, bytes), at.weight);
+}
+
+double transfer_seconds(const PerfData& data, Placement placement, bool device, double bytes) {
+  auto it = data.transfers.find(placement);
+  if (it == data.transfers.end()) it = data.transfers.begin();  // the one placement measured
+  const Table1D& table = device && it->second.device ? *it->second.device : it->second.host;
+  return scaled_at(table, std::max(1.0, bytes));
+}
+
+Prediction predict(const PerfData& data, const ObjectShape& shape, Placement placement,
+                   bool mpi_cuda_aware) {
+  Prediction p;
+  const double bytes = static_cast<double>(shape.bytes);
+  const double host_transfer = transfer_seconds(data, placement, false, bytes);
+  const double d2h = scaled_at(data.d2h, bytes);
+  const double h2d = scaled_at(data.h2d, bytes);
+  auto& oneshot = p[static_cast<int>(Transfer::OneShot)];
+  auto& staged = p[static_cast<int>(Transfer::Staged)];
+  auto& device = p[static_cast<int>(Transfer::Device)];
+  oneshot.available = staged.available = true;
+  oneshot.transfer = staged.transfer = host_transfer;
+  device.available = mpi_cuda_aware;
+  device.transfer = transfer_seconds(data, placement, true, bytes);
+  if (shape.dims <= 1) {
+    // Contiguous: one copy out of or into the GPU for either host method, nothing for device.
+    oneshot.send_side = staged.send_side = d2h;
+    oneshot.recv_side = staged.recv_side = h2d;
+    return p;
+  }
+  oneshot.send_side = pack_seconds(data, PackTarget::Mapped, Direction::Pack, shape);
+  oneshot.recv_side = pack_seconds(data, PackTarget::Mapped, Direction::Unpack, shape);
+  device.send_side = pack_seconds(data, PackTarget::Device, Direction::Pack, shape);
+  device.recv_side = pack_seconds(data, PackTarget::Device, Direction::Unpack, shape);
+  // Kernel and copy share one stream and one synchronization: one launch_sync less than the sum.
+  auto chained = [&](double a, double b) { return std::max(a + b - data.launch_sync, std::max(a, b)); };
+  staged.send_side = chained(device.send_side, d2h);
+  staged.recv_side = chained(h2d, device.recv_side);
+  return p;
+}
+
+Transfer choose(const Prediction& prediction, bool receive) {
+  int best = 0;
+  double best_cost = 0;
+  for (int i = 0; i < kTransfers; ++i) {
+    const MethodCost& c = prediction[i];
+    if (!c.available) continue;
+    const double cost = (receive ? c.recv_side : c.send_side) + c.transfer;
+    if (i == 0 || cost < best_cost) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return static_cast<Transfer>(best);
+}
+
+Transfer fastest(const Prediction& prediction) {
+  int best = 0;
+  for (int i = 1; i < kTransfers; ++i) {
+    if (prediction[i].available && prediction[i].total() < prediction[best].total()) best = i;
+  }
+  return static_cast<Transfer>(best);
+}
+
+PerfData built_in_defaults() {
+  PerfData d;
+  d.built_in = true;
+  d.tool = "built-in defaults";
+  d.launch_sync = 10e-6;
+  const double bus = 50e9;  // bytes/s of a PCIe-class link
+  for (double s : grid::transfer_bytes()) {
+    d.d2h.x.push_back(s);
+    d.d2h.y.push_back(d.launch_sync + s / bus);
+    d.transfers[Placement::SameNode].host.x.push_back(s);
+    d.transfers[Placement::SameNode].host.y.push_back(1.5e-6 + s / 8e9);
+    d.transfers[Placement::Remote].host.x.push_back(s);
+    d.transfers[Placement::Remote].host.y.push_back(3e-6 + s / 10e9);
+  }
+  d.h2d = d.d2h;
+  // Device-memory pack: bytes read and written at 3 TB/s, or the 128 B lines touched at
+  // 50 G lines/s, whichever is slower. Mapped: no faster than the bus.
+  auto device_pack = [&](double block, double bytes, double ratio) {
+    const double blocks = bytes / block;
+    const double lines = block * ratio >= 128 ? blocks * std::max(1.0, block / 128)
+                                              : bytes * ratio / 128;
+    return std::max(2 * bytes / 3e12, lines / 50e9);
+  };
+  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped}) {
+    for (Direction direction : {Direction::Pack, Direction::Unpack}) {
+      for (int dims : grid::shape_dims()) {
+        for (double ratio : grid::stride_ratios()) {
+          PackTable t{target, direction, dims, ratio, {}};
+          t.seconds.rows = grid::block_bytes();
+          t.seconds.columns = grid::object_bytes();
+          for (double block : t.seconds.rows) {
+            for (double bytes : t.seconds.columns) {
+              const double b = std::max(1.0, std::min(block, bytes / 2));
+              const double kernel = device_pack(b, bytes, ratio);
+              t.seconds.values.push_back(
+                  d.launch_sync + (target == PackTarget::Device ? kernel : std::max(kernel, bytes / bus)));
+            }
+          }
+          d.pack.push_back(std::move(t));
+        }
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace strider::model

@@ -1,0 +1,53 @@
+// Predicted cost of moving one GPU object to a peer by each method, from a PerfData, and the
+// choice each side makes. Pure functions.
+//   one-shot: pack kernel into mapped pinned memory -> host transfer -> unpack kernel from it;
+//   staged:   pack kernel into GPU memory + D2H copy -> host transfer -> H2D copy + unpack;
+//   device:   pack kernel into GPU memory -> the CUDA-aware MPI's device transfer -> unpack.
+// Sender and receiver choose alone (the wire format is the same), each minimizing its own side
+// plus the transfer; the peer's side does not depend on that choice.
+#pragma once
+
+#include <array>
+
+#include "model/object_shape.hpp"
+#include "model/perf_data.hpp"
+
+namespace strider::model {
+
+enum class Transfer { OneShot = 0, Staged = 1, Device = 2 };
+inline constexpr int kTransfers = 3;
+const char* to_string(Transfer t);
+
+struct MethodCost {
+  bool available = false;
+  double send_side = 0;  // pack (+ copy out of the GPU)
+  double transfer = 0;   // half a round trip of the packed bytes
+  double recv_side = 0;  // (copy into the GPU +) unpack
+  double total() const { return send_side + transfer + recv_side; }
+};
+using Prediction = std::array<MethodCost, kTransfers>;
+
+// Pack or unpack time of `shape` into or out of `target` (contiguous shapes: a copy).
+double pack_seconds(const PerfData& data, PackTarget target, Direction direction,
+                    const ObjectShape& shape);
+// Half a round trip of `bytes` between pinned host buffers (device: GPU buffers; falls back to
+// the host figure when the file has none).
+double transfer_seconds(const PerfData& data, Placement placement, bool device, double bytes);
+
+// Every method's cost for `shape` sent to, and unpacked by, a peer with the same shape.
+// Device is available only on a CUDA-aware MPI.
+Prediction predict(const PerfData& data, const ObjectShape& shape, Placement placement,
+                   bool mpi_cuda_aware);
+
+// The sender's (receive = false) or receiver's best method: least own side + transfer; ties go
+// to the earlier of one-shot, staged, device.
+Transfer choose(const Prediction& prediction, bool receive);
+// The method with the least total.
+Transfer fastest(const Prediction& prediction);
+
+// Conservative figures for a machine that has not been measured: a PCIe-class bus, a launch of
+// 10 us, a shared-memory MPI. They choose one-shot on a CUDA-unaware MPI and device on an aware
+// one for every object, the rule Strider followed before it could measure.
+PerfData built_in_defaults();
+
+}  // namespace strider::model

@@ -1,0 +1,21 @@
+// The perf file's JSON form (nlohmann-json), and where the file lives.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "model/perf_data.hpp"
+
+namespace strider::model {
+
+std::string to_json_text(const PerfData& data);
+
+// Parses and validates; on failure returns false and says why in `error` (malformed JSON,
+// another schema or version, missing or inconsistent tables).
+bool from_json_text(const std::string& text, PerfData& out, std::string& error);
+
+// $STRIDER_PERF_FILE, else ${XDG_CACHE_HOME:-$HOME/.cache}/strider/perf.json; empty when
+// neither HOME nor XDG_CACHE_HOME is set.
+std::string perf_file_path(const std::function<const char*(const char*)>& getenv);
+
+}  // namespace strider::model

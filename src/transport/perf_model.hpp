@@ -1,0 +1,13 @@
+// The process's performance model: the perf file strider-measure wrote for this machine
+// ($STRIDER_PERF_FILE or ${XDG_CACHE_HOME:-~/.cache}/strider/perf.json), read on first need.
+#pragma once
+
+#include "model/selector.hpp"
+
+namespace strider::transport {
+
+// Loads lazily; a file that cannot be used gives the built-in defaults and one warning (on
+// rank 0; the other ranks log it at info level).
+model::Selector& perf_model();
+
+}  // namespace strider::transport
