@@ -3,7 +3,8 @@
 # (the GPU-labelled ones included) and the GPU benchmarks, and leave logs/CSV/PNG under $OUT.
 # With two GPUs the point-to-point tests also run with both ranks on one GPU.
 # Usage: scripts/gpu-check.sh [--probe-only] [--no-bench]      (OUT defaults to ./gpu-out)
-# Env: CTEST_ARGS, BENCH_ARGS (pack), PINGPONG_ARGS, PACK_BENCH=0 (skip bench/pack), SANITIZE=0
+# Env: CTEST_ARGS, BENCH_ARGS (pack), PINGPONG_ARGS, PACK_BENCH=0 (skip bench/pack), SANITIZE=0,
+#      MODEL=0 (skip strider-measure and the model's benchmarks), MEASURE_ARGS, VALIDATE_ARGS
 set -uo pipefail
 probe_only=0; bench=1
 for a in "$@"; do
@@ -65,6 +66,32 @@ if (( gpus >= 2 )); then
   echo "== point-to-point with both ranks on GPU 0" | tee "$OUT/ctest-one-gpu.txt"
   CUDA_VISIBLE_DEVICES=0 ctest --test-dir $build --output-on-failure -R 'gpu_p2p|mpi4py' \
     2>&1 | tee -a "$OUT/ctest-one-gpu.txt" | tail -15
+fi
+
+# The performance model: measure this machine (timed: the issue asks < 10 min), print the
+# LogGOPS fit, the selection overhead, and validate auto on the held-back grid.
+if [[ ${MODEL:-1} == 1 ]]; then
+  perf=$OUT/perf.json
+  echo "== strider-measure" | tee "$OUT/measure.txt"
+  start=$(date +%s)
+  mpirun.openmpi --allow-run-as-root -n 2 $build/tools/strider-measure --loggp -o "$perf" \
+    ${MEASURE_ARGS:-} 2>&1 | tee -a "$OUT/measure.txt" | tail -30
+  echo "strider-measure wall time: $(( $(date +%s) - start )) s" | tee -a "$OUT/measure.txt"
+  $build/tools/strider-measure --from "$perf" --loggp > "$OUT/loggops.txt" 2>&1
+  for t in "vector(1024,4,512,byte)" "vector(4096,64,128,byte)" "vector(16,1024,4096,byte)" \
+           "subarray(C,[256,256,256],[256,256,1],[0,0,0],double)"; do
+    for c in 1 64; do
+      STRIDER_PERF_FILE=$perf $build/tools/strider-explain --count $c "$t" | sed -n '/^performance/,$p'
+    done
+  done > "$OUT/explain-predictions.txt" 2>&1
+  echo "== bench/select" | tee "$OUT/select.txt"
+  $build/bench/strider_bench_select --perf "$perf" --out "$OUT/select.csv" 2>&1 | tee -a "$OUT/select.txt"
+  echo "== bench/validate" | tee "$OUT/validate.txt"
+  mkdir -p "$OUT/validate"
+  mpirun.openmpi --allow-run-as-root -n 2 env LD_PRELOAD=$PWD/$build/src/libstrider.so \
+    STRIDER_PERF_FILE="$perf" $build/bench/strider_bench_validate --out "$OUT/validate" \
+    ${VALIDATE_ARGS:-} 2>&1 | tee -a "$OUT/validate.txt" | tail -25
+  python3 bench/plot_validation.py "$OUT/validate/validation.csv" "$OUT/validate" || echo "plot failed"
 fi
 
 if [[ $bench == 1 ]]; then

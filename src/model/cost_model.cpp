@@ -40,33 +40,30 @@ const char* to_string(Transfer t) {
 double pack_seconds(const PerfData& data, PackTarget target, Direction direction,
                     const ObjectShape& shape) {
   const int dims = std::clamp(shape.dims, 2, 3);
-  std::vector<const PackTable*> family;
-  for (int pass = 0; pass < 2 && family.empty(); ++pass) {
-    for (const PackTable& p : data.pack) {
-      if (p.target == target && p.direction == direction && (pass == 1 || p.dims == dims)) {
-        family.push_back(&p);
-      }
-    }
-  }
-  if (family.empty()) return data.launch_sync;  // validate() rules this out for loaded files
-  std::sort(family.begin(), family.end(), [](const PackTable* a, const PackTable* b) {
-    return a->stride_ratio < b->stride_ratio;
-  });
   const double block = static_cast<double>(std::max<std::int64_t>(1, shape.block));
   const double bytes = static_cast<double>(std::max<std::int64_t>(1, shape.bytes));
   const double ratio = static_cast<double>(std::max(shape.stride, shape.block)) / block;
-  std::vector<double> ratios;
-  for (const PackTable* p : family) ratios.push_back(p->stride_ratio);
-  // Tables of equal ratio (none in files strider-measure writes) resolve to the first.
-  ratios.erase(std::unique(ratios.begin(), ratios.end()), ratios.end());
-  const AxisPosition at = locate(ratios, ratio);
-  auto of_ratio = [&](double r) {
-    return *std::find_if(family.begin(), family.end(),
-                         [&](const PackTable* p) { return p->stride_ratio == r; });
-  };
-  const double lower = table_at(*of_ratio(ratios[at.lower]), block, bytes);
-  if (ratios.size() == 1) return lower;
-  return log_mix(lower, table_at(*of_ratio(ratios[at.lower + 1]), block, bytes), at.weight);
+  // The family's tables of this shape's dims (of any dims if none), and of them the two whose
+  // stride ratios bracket the object's (or the nearest one): no allocation on this path.
+  bool dims_found = false;
+  for (const PackTable& p : data.pack) {
+    dims_found |= p.target == target && p.direction == direction && p.dims == dims;
+  }
+  const PackTable* below = nullptr;  // largest ratio <= the object's
+  const PackTable* above = nullptr;  // smallest ratio > the object's
+  for (const PackTable& p : data.pack) {
+    if (p.target != target || p.direction != direction || (dims_found && p.dims != dims)) continue;
+    if (p.stride_ratio <= ratio) {
+      if (!below || p.stride_ratio > below->stride_ratio) below = &p;
+    } else if (!above || p.stride_ratio < above->stride_ratio) {
+      above = &p;
+    }
+  }
+  if (!below && !above) return data.launch_sync;  // validate() rules this out for loaded files
+  if (!below || !above) return table_at(below ? *below : *above, block, bytes);
+  const double weight = (std::log(ratio) - std::log(below->stride_ratio)) /
+                        (std::log(above->stride_ratio) - std::log(below->stride_ratio));
+  return log_mix(table_at(*below, block, bytes), table_at(*above, block, bytes), weight);
 }
 
 double transfer_seconds(const PerfData& data, Placement placement, bool device, double bytes) {
@@ -98,36 +95,36 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
   }
   oneshot.send_side = pack_seconds(data, PackTarget::Mapped, Direction::Pack, shape);
   oneshot.recv_side = pack_seconds(data, PackTarget::Mapped, Direction::Unpack, shape);
+  staged.send_side = pack_seconds(data, PackTarget::Staged, Direction::Pack, shape);
+  staged.recv_side = pack_seconds(data, PackTarget::Staged, Direction::Unpack, shape);
   device.send_side = pack_seconds(data, PackTarget::Device, Direction::Pack, shape);
   device.recv_side = pack_seconds(data, PackTarget::Device, Direction::Unpack, shape);
-  // Kernel and copy share one stream and one synchronization: one launch_sync less than the sum.
-  auto chained = [&](double a, double b) { return std::max(a + b - data.launch_sync, std::max(a, b)); };
-  staged.send_side = chained(device.send_side, d2h);
-  staged.recv_side = chained(h2d, device.recv_side);
   return p;
 }
 
-Transfer choose(const Prediction& prediction, bool receive) {
-  int best = 0;
-  double best_cost = 0;
+namespace {
+
+// The available method with the least `cost`, ties to the earliest; one-shot if none is.
+template <class Cost>
+Transfer least(const Prediction& prediction, Cost cost) {
+  int best = -1;
   for (int i = 0; i < kTransfers; ++i) {
-    const MethodCost& c = prediction[i];
-    if (!c.available) continue;
-    const double cost = (receive ? c.recv_side : c.send_side) + c.transfer;
-    if (i == 0 || cost < best_cost) {
-      best = i;
-      best_cost = cost;
-    }
+    if (!prediction[i].available) continue;
+    if (best < 0 || cost(prediction[i]) < cost(prediction[best])) best = i;
   }
-  return static_cast<Transfer>(best);
+  return static_cast<Transfer>(std::max(best, 0));
+}
+
+}  // namespace
+
+Transfer choose(const Prediction& prediction, bool receive) {
+  return least(prediction, [receive](const MethodCost& c) {
+    return (receive ? c.recv_side : c.send_side) + c.transfer;
+  });
 }
 
 Transfer fastest(const Prediction& prediction) {
-  int best = 0;
-  for (int i = 1; i < kTransfers; ++i) {
-    if (prediction[i].available && prediction[i].total() < prediction[best].total()) best = i;
-  }
-  return static_cast<Transfer>(best);
+  return least(prediction, [](const MethodCost& c) { return c.total(); });
 }
 
 PerfData built_in_defaults() {
@@ -146,14 +143,16 @@ PerfData built_in_defaults() {
   }
   d.h2d = d.d2h;
   // Device-memory pack: bytes read and written at 3 TB/s, or the 128 B lines touched at
-  // 50 G lines/s, whichever is slower. Mapped: no faster than the bus.
+  // 50 G lines/s, whichever is slower. Mapped: no faster than the bus. Staged: the kernel and
+  // then the copy over the bus. Staged exceeds one-shot at every grid point, so at every
+  // interpolated point too (log-space interpolation keeps order): the defaults never choose it.
   auto device_pack = [&](double block, double bytes, double ratio) {
     const double blocks = bytes / block;
     const double lines = block * ratio >= 128 ? blocks * std::max(1.0, block / 128)
                                               : bytes * ratio / 128;
     return std::max(2 * bytes / 3e12, lines / 50e9);
   };
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped}) {
+  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       for (int dims : grid::shape_dims()) {
         for (double ratio : grid::stride_ratios()) {
@@ -164,8 +163,10 @@ PerfData built_in_defaults() {
             for (double bytes : t.seconds.columns) {
               const double b = std::max(1.0, std::min(block, bytes / 2));
               const double kernel = device_pack(b, bytes, ratio);
-              t.seconds.values.push_back(
-                  d.launch_sync + (target == PackTarget::Device ? kernel : std::max(kernel, bytes / bus)));
+              const double moved = target == PackTarget::Device   ? kernel
+                                   : target == PackTarget::Mapped ? std::max(kernel, bytes / bus)
+                                                                  : kernel + bytes / bus;
+              t.seconds.values.push_back(d.launch_sync + moved);
             }
           }
           d.pack.push_back(std::move(t));

@@ -1,7 +1,8 @@
 // Predicted cost of moving one GPU object to a peer by each method, from a PerfData, and the
 // choice each side makes. Pure functions.
 //   one-shot: pack kernel into mapped pinned memory -> host transfer -> unpack kernel from it;
-//   staged:   pack kernel into GPU memory + D2H copy -> host transfer -> H2D copy + unpack;
+//   staged:   pack kernel into GPU scratch + D2H copy -> host transfer -> H2D copy + unpack
+//             (the pair measured as one: PackTarget::Staged);
 //   device:   pack kernel into GPU memory -> the CUDA-aware MPI's device transfer -> unpack.
 // Sender and receiver choose alone (the wire format is the same), each minimizing its own side
 // plus the transfer; the peer's side does not depend on that choice.

@@ -6,7 +6,7 @@
 namespace strider::model {
 
 AxisPosition locate(const std::vector<double>& points, double x) {
-  if (points.size() < 2 || x <= points.front()) return {0, 0.0};
+  if (points.size() < 2 || !(x > points.front())) return {0, 0.0};  // NaN clamps low too
   if (x >= points.back()) return {points.size() - 2, 1.0};
   const auto upper = std::upper_bound(points.begin(), points.end(), x);
   const std::size_t lower = static_cast<std::size_t>(upper - points.begin()) - 1;

@@ -50,7 +50,7 @@ std::string validate(const PerfData& data) {
     if (auto e = validate(p.seconds, "pack table"); !e.empty()) return e;
     families.insert({p.target, p.direction});
   }
-  if (families.size() != 4) return "pack tables missing for some target and direction";
+  if (families.size() != 6) return "pack tables missing for some target and direction";
   return {};
 }
 

@@ -34,8 +34,13 @@ struct MachineIdentity {
 // Empty when they match, else which field differs and how.
 std::string identity_mismatch(const MachineIdentity& file, const MachineIdentity& here);
 
-// Where pack kernels write (pack) or read (unpack) the packed bytes.
-enum class PackTarget { Device, Mapped };  // GPU memory; mapped pinned host memory (one-shot)
+// Where the packed bytes go (pack) or come from (unpack), each as the runtime does it:
+//   Device: GPU memory (the device method);
+//   Mapped: mapped pinned host memory, written or read by the kernel itself (one-shot);
+//   Staged: pinned host memory through GPU scratch and one DMA copy (staged).
+// Staged is measured, not composed from a kernel and a copy: the launches and the
+// synchronization of the pair cost what they cost on this machine.
+enum class PackTarget { Device, Mapped, Staged };
 enum class Direction { Pack, Unpack };
 
 // Pack or unpack time of strided objects of one family: rows are block lengths (bytes),
@@ -72,7 +77,7 @@ struct PerfData {
 };
 
 // Empty when every table is well formed and the file has what the model needs (copies, at least
-// one placement's host transfers, both pack and unpack tables for both targets).
+// one placement's host transfers, pack and unpack tables for every target).
 std::string validate(const PerfData& data);
 
 }  // namespace strider::model

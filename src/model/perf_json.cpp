@@ -7,7 +7,25 @@ namespace {
 
 using nlohmann::json;
 
-const char* to_string(PackTarget t) { return t == PackTarget::Device ? "device" : "mapped"; }
+const char* to_string(PackTarget t) {
+  switch (t) {
+    case PackTarget::Device:
+      return "device";
+    case PackTarget::Mapped:
+      return "mapped";
+    case PackTarget::Staged:
+      break;
+  }
+  return "staged";
+}
+
+PackTarget target_from(const json& j) {
+  const auto text = j.get<std::string>();
+  for (PackTarget t : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+    if (text == to_string(t)) return t;
+  }
+  throw std::invalid_argument("unknown pack target '" + text + "'");
+}
 const char* to_string(Direction d) { return d == Direction::Pack ? "pack" : "unpack"; }
 
 json table_json(const Table1D& t) { return {{"bytes", t.x}, {"seconds", t.y}}; }
@@ -74,7 +92,8 @@ std::string to_json_text(const PerfData& d) {
                   {"transfers", transfers},
                   {"pack", pack}};
   if (!d.loggops.empty()) j["loggops"] = loggops;
-  return j.dump(1) + "\n";
+  // Invalid UTF-8 in a GPU or MPI name is replaced rather than thrown on.
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 bool from_json_text(const std::string& text, PerfData& out, std::string& error) {
@@ -109,8 +128,7 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     }
     for (const json& p : j.at("pack")) {
       PackTable t;
-      t.target = enum_from(p.at("target"), "device", PackTarget::Device, "mapped",
-                           PackTarget::Mapped);
+      t.target = target_from(p.at("target"));
       t.direction = enum_from(p.at("direction"), "pack", Direction::Pack, "unpack",
                               Direction::Unpack);
       t.dims = p.at("dims").get<int>();

@@ -1,0 +1,69 @@
+#include "explain/prediction.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "model/cost_model.hpp"
+#include "model/perf_json.hpp"
+#include "runtime/machine_identity.hpp"
+
+namespace strider::explain {
+
+model::LoadedModel load_for_explain(const std::string& path) {
+  const std::string file =
+      path.empty() ? model::perf_file_path([](const char* n) { return std::getenv(n); }) : path;
+  // Identity is checked only where a GPU can be identified (the runtime does the same).
+  return model::load_model(file, runtime::machine_identity());
+}
+
+std::string describe_prediction(const model::LoadedModel& loaded, const plan::Plan& plan,
+                                long long count, model::Placement peer, bool aware) {
+  std::string out;
+  char line[256];
+  out += "performance model: " + loaded.source;
+  if (!loaded.warning.empty()) out += " (" + loaded.warning + ")";
+  if (!loaded.data.built_in) {
+    out += " (" + loaded.data.machine.gpu + ", measured " + loaded.data.created + ")";
+  }
+  out += "\n";
+  const model::ObjectShape shape = model::object_shape(plan.shape, count);
+  if (shape.dims <= 1) {
+    std::snprintf(line, sizeof line, "object: %lld x type = %lld packed bytes, contiguous\n",
+                  count, static_cast<long long>(shape.bytes));
+  } else {
+    std::snprintf(line, sizeof line,
+                  "object: %lld x type = %lld packed bytes, %s%lld B blocks every %lld B, %dD\n",
+                  count, static_cast<long long>(shape.bytes), shape.irregular ? "about " : "",
+                  static_cast<long long>(shape.block), static_cast<long long>(shape.stride),
+                  shape.dims);
+  }
+  out += line;
+  out += std::string("peer: ") + model::to_string(peer) + "; MPI CUDA-aware: " +
+         (aware ? "yes" : "no") + "\n";
+  const model::Prediction p = model::predict(loaded.data, shape, peer, aware);
+  const model::Transfer send = model::choose(p, false);
+  const model::Transfer recv = model::choose(p, true);
+  std::snprintf(line, sizeof line, "%-8s %13s %13s %13s %13s\n", "method", "send side us",
+                "transfer us", "recv side us", "total us");
+  out += line;
+  for (int m = 0; m < model::kTransfers; ++m) {
+    const auto t = static_cast<model::Transfer>(m);
+    if (!p[m].available) {
+      std::snprintf(line, sizeof line, "%-8s (needs a CUDA-aware MPI)\n", model::to_string(t));
+    } else {
+      std::string mark;
+      if (t == send) mark += " <- sender";
+      if (t == recv) mark += " <- receiver";
+      std::snprintf(line, sizeof line, "%-8s %13.2f %13.2f %13.2f %13.2f%s\n", model::to_string(t),
+                    p[m].send_side * 1e6, p[m].transfer * 1e6, p[m].recv_side * 1e6,
+                    p[m].total() * 1e6, mark.c_str());
+    }
+    out += line;
+  }
+  out += std::string("auto: the sender uses ") + model::to_string(send) +
+         ", a receiver of the same object " + model::to_string(recv) +
+         " (each side picks the least of its own side plus the transfer)\n";
+  return out;
+}
+
+}  // namespace strider::explain

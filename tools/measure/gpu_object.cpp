@@ -1,0 +1,162 @@
+#include "measure/gpu_object.hpp"
+
+#include <cuda_runtime.h>
+
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "model/grid.hpp"
+
+namespace strider::measure {
+
+void check_cuda(int rc, const char* what) {
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw std::runtime_error(std::string(what) + ": " +
+                             cudaGetErrorString(static_cast<cudaError_t>(rc)));
+  }
+}
+
+namespace {
+
+void check_mpi(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
+}
+
+std::int64_t stride_of(const ObjectSpec& s) {
+  return static_cast<std::int64_t>(static_cast<double>(s.block) * s.ratio);
+}
+
+}  // namespace
+
+std::int64_t ObjectSpec::extent() const {
+  const std::int64_t blocks = bytes / block;
+  const std::int64_t stride = stride_of(*this);
+  if (dims == 2) return (blocks - 1) * stride + block;
+  const std::int64_t inner = model::grid::inner_count_3d(blocks);
+  return (blocks / inner - 1) * 2 * inner * stride + (inner - 1) * stride + block;
+}
+
+GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base, int device) : spec_(spec) {
+  const std::int64_t blocks = spec.bytes / spec.block;
+  const std::int64_t stride = stride_of(spec);
+  if (spec.dims == 2) {
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(blocks), static_cast<int>(spec.block),
+                                      stride, MPI_BYTE, &type_),
+              "MPI_Type_create_hvector");
+  } else {
+    const std::int64_t inner = model::grid::inner_count_3d(blocks);
+    MPI_Datatype row = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(inner), static_cast<int>(spec.block),
+                                      stride, MPI_BYTE, &row),
+              "MPI_Type_create_hvector");
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(blocks / inner), 1, 2 * inner * stride,
+                                      row, &type_),
+              "MPI_Type_create_hvector");
+    MPI_Type_free(&row);
+  }
+  check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
+  plan_ = plan::build_plan(type_);
+  if (!plan_->supported) throw std::runtime_error("no plan for a measurement type: " + plan_->reason);
+  view_ = device_view(base, device);
+}
+
+GpuObject::~GpuObject() {
+  if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+}
+
+Allocation Allocation::device(std::size_t bytes) {
+  Allocation a;
+  void* p = nullptr;
+  check_cuda(cudaMalloc(&p, bytes), "cudaMalloc");
+  check_cuda(cudaGetDevice(&a.device_), "cudaGetDevice");
+  a.data_ = static_cast<std::byte*>(p);
+  a.size_ = bytes;
+  return a;
+}
+
+Allocation Allocation::pinned(std::size_t bytes) {
+  Allocation a;
+  void* p = nullptr;
+  check_cuda(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+             "cudaHostAlloc");
+  a.data_ = static_cast<std::byte*>(p);
+  a.size_ = bytes;
+  return a;
+}
+
+Allocation::Allocation(Allocation&& o) noexcept
+    : data_(o.data_), size_(o.size_), device_(o.device_) {
+  o.data_ = nullptr;
+}
+
+Allocation& Allocation::operator=(Allocation&& o) noexcept {
+  std::swap(data_, o.data_);
+  std::swap(size_, o.size_);
+  std::swap(device_, o.device_);
+  return *this;
+}
+
+Allocation::~Allocation() {
+  if (data_ == nullptr) return;
+  if (device_ >= 0) {
+    cudaFree(data_);
+  } else {
+    cudaFreeHost(data_);
+  }
+}
+
+runtime::BufferView device_view(std::byte* p, int device) {
+  runtime::BufferView v;
+  v.host = p;
+  v.device = p;
+  v.device_visible = true;
+  v.info = {runtime::MemoryKind::Device, device, p};
+  return v;
+}
+
+runtime::BufferView pinned_view(std::byte* p, bool kernel_visible) {
+  runtime::BufferView v;
+  v.host = p;
+  v.device = p;  // unified addressing: mapped pinned memory has the same address on the device
+  v.device_visible = kernel_visible;
+  v.info = {runtime::MemoryKind::PinnedHost, -1, p};
+  return v;
+}
+
+void pack(const GpuObject& object, const runtime::BufferView& packed) {
+  std::string error;
+  if (engine::cuda::pack(object.plan(), 1, object.view(), packed, error) !=
+      engine::cuda::Outcome::Done) {
+    throw std::runtime_error("pack: " + error);
+  }
+}
+
+void unpack(const GpuObject& object, const runtime::BufferView& packed) {
+  std::string error;
+  if (engine::cuda::unpack(object.plan(), 1, packed, object.view(), error) !=
+      engine::cuda::Outcome::Done) {
+    throw std::runtime_error("unpack: " + error);
+  }
+}
+
+runtime::BufferView wire_view(model::Transfer method, const Allocation& wire) {
+  if (method == model::Transfer::Device) return device_view(wire.data(), wire.device());
+  return pinned_view(wire.data(), method == model::Transfer::OneShot);
+}
+
+void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {
+  constexpr std::size_t kChunk = std::size_t{16} << 20;
+  std::vector<std::uint32_t> host(kChunk / 4);
+  std::mt19937 rng(seed);
+  for (auto& v : host) v = rng();
+  for (std::size_t at = 0; at < bytes; at += kChunk) {
+    check_cuda(cudaMemcpy(device_memory + at, host.data(), std::min(kChunk, bytes - at),
+                          cudaMemcpyHostToDevice),
+               "cudaMemcpy");
+  }
+}
+
+}  // namespace strider::measure

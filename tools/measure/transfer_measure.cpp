@@ -1,0 +1,246 @@
+#include "measure/transfer_measure.hpp"
+
+#include <cuda_runtime.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "measure/gpu_object.hpp"
+#include "model/grid.hpp"
+
+namespace strider::measure {
+namespace {
+
+enum Tag { kData = 1, kReady = 2, kDone = 3, kResult = 4 };
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+void check_mpi(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
+}
+
+void send(const void* p, std::size_t bytes, int tag) {
+  check_mpi(MPI_Send(p, static_cast<int>(bytes), MPI_BYTE, 1 - rank(), tag, MPI_COMM_WORLD),
+            "MPI_Send");
+}
+
+void recv(void* p, std::size_t bytes, int tag) {
+  check_mpi(MPI_Recv(p, static_cast<int>(bytes), MPI_BYTE, 1 - rank(), tag, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE),
+            "MPI_Recv");
+}
+
+void signal(int tag) { send(nullptr, 0, tag); }
+void await(int tag) { recv(nullptr, 0, tag); }
+
+// Rank 0's median of its `timed` results; the other rank's figures reach rank 0 by message.
+double median_on_rank0(std::vector<double> samples, bool measured_here) {
+  double m = median(std::move(samples));
+  if (rank() == 0 && !measured_here) {
+    check_mpi(MPI_Recv(&m, 1, MPI_DOUBLE, 1, kResult, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+              "MPI_Recv");
+  } else if (rank() == 1 && measured_here) {
+    check_mpi(MPI_Send(&m, 1, MPI_DOUBLE, 0, kResult, MPI_COMM_WORLD), "MPI_Send");
+  }
+  return m;
+}
+
+// One method's message: a GPU object (absent for "host") and its wire buffer.
+struct Endpoint {
+  std::optional<model::Transfer> method;  // none: a contiguous pinned buffer, nothing packed
+  std::unique_ptr<GpuObject> object;
+  const Allocation* wire = nullptr;
+  std::size_t bytes = 0;
+
+  void send_message(int tag) const {
+    if (object) pack(*object, wire_view(*method, *wire));
+    send(wire->data(), bytes, tag);
+  }
+  void receive_message(int tag) const {
+    recv(wire->data(), bytes, tag);
+    if (object) unpack(*object, wire_view(*method, *wire));
+  }
+};
+
+model::LogGopsSample sample(const Endpoint& e, int reps) {
+  model::LogGopsSample s;
+  s.bytes = static_cast<double>(e.bytes);
+  const bool zero = rank() == 0;
+  constexpr int kWarmup = 2;
+  std::vector<double> times;
+  // Ping-pong: half round trips timed on rank 0.
+  for (int i = 0; i < kWarmup + reps; ++i) {
+    const double t = seconds_of([&] {
+      if (zero) {
+        e.send_message(kData);
+        e.receive_message(kData);
+      } else {
+        e.receive_message(kData);
+        e.send_message(kData);
+      }
+    });
+    if (i >= kWarmup) times.push_back(t / 2);
+  }
+  s.pingpong = median_on_rank0(times, zero);
+  // Send overhead: rank 0 packs and sends once rank 1's receive is posted.
+  times.clear();
+  for (int i = 0; i < kWarmup + reps; ++i) {
+    if (zero) {
+      await(kReady);
+      const double t = seconds_of([&] { e.send_message(kData); });
+      if (i >= kWarmup) times.push_back(t);
+      await(kDone);
+    } else {
+      MPI_Request r;
+      check_mpi(MPI_Irecv(e.wire->data(), static_cast<int>(e.bytes), MPI_BYTE, 0, kData,
+                          MPI_COMM_WORLD, &r),
+                "MPI_Irecv");
+      signal(kReady);
+      check_mpi(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+      if (e.object) unpack(*e.object, wire_view(*e.method, *e.wire));
+      signal(kDone);
+    }
+  }
+  s.send_overhead = median_on_rank0(times, zero);
+  // Receive overhead: rank 1 receives (and unpacks) a message already sent.
+  times.clear();
+  for (int i = 0; i < kWarmup + reps; ++i) {
+    if (zero) {
+      if (e.object) pack(*e.object, wire_view(*e.method, *e.wire));
+      MPI_Request r;
+      check_mpi(MPI_Isend(e.wire->data(), static_cast<int>(e.bytes), MPI_BYTE, 1, kData,
+                          MPI_COMM_WORLD, &r),
+                "MPI_Isend");
+      signal(kReady);
+      check_mpi(MPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+      await(kDone);
+    } else {
+      await(kReady);
+      const double t = seconds_of([&] { e.receive_message(kData); });
+      if (i >= kWarmup) times.push_back(t);
+      signal(kDone);
+    }
+  }
+  s.recv_overhead = median_on_rank0(times, !zero);
+  // Gap: a stream of messages, timed on rank 0 until rank 1 has taken the last.
+  const int stream = std::clamp(reps, 8, 64);
+  times.clear();
+  for (int i = 0; i < 1 + 3; ++i) {
+    const double t = seconds_of([&] {
+      for (int k = 0; k < stream; ++k) {
+        if (zero) {
+          e.send_message(kData);
+        } else {
+          e.receive_message(kData);
+        }
+      }
+      if (zero) {
+        await(kDone);
+      } else {
+        signal(kDone);
+      }
+    });
+    if (i >= 1) times.push_back(t / stream);
+  }
+  s.stream_gap = median_on_rank0(times, zero);
+  return s;
+}
+
+}  // namespace
+
+model::Placement detect_placement() {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type");
+  int size = 0;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size == 2 ? model::Placement::SameNode : model::Placement::Remote;
+}
+
+double pingpong_weight() {
+  double w = 0;
+  for (double s : model::grid::transfer_bytes()) w += weight_of(s);
+  return w;
+}
+
+model::Table1D measure_pingpong(bool device, const RepeatLimits& limits, const Advance& advance) {
+  const auto sizes = model::grid::transfer_bytes();
+  const auto largest = static_cast<std::size_t>(sizes.back());
+  Allocation buffer = device ? Allocation::device(largest) : Allocation::pinned(largest);
+  if (device) fill_random(buffer.data(), largest, 4);
+  model::Table1D table;
+  const bool zero = rank() == 0;
+  for (double s : sizes) {
+    const auto bytes = static_cast<std::size_t>(s);
+    const int reps = exchange_reps(s, limits);
+    std::vector<double> times;
+    for (int i = 0; i < limits.warmup + reps; ++i) {
+      const double t = seconds_of([&] {
+        if (zero) {
+          send(buffer.data(), bytes, kData);
+          recv(buffer.data(), bytes, kData);
+        } else {
+          recv(buffer.data(), bytes, kData);
+          send(buffer.data(), bytes, kData);
+        }
+      });
+      if (i >= limits.warmup) times.push_back(t / 2);
+    }
+    table.x.push_back(s);
+    table.y.push_back(median(times));
+    advance(weight_of(s), device ? "device ping-pong" : "host ping-pong");
+  }
+  return table;
+}
+
+double loggops_weight(bool with_device) {
+  double w = 0;
+  for (double s : model::grid::object_bytes()) w += 4 * weight_of(s);
+  return w * (with_device ? 4 : 3);
+}
+
+std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
+    bool with_device, std::int64_t block, const RepeatLimits& limits, const Advance& advance) {
+  const auto sizes = model::grid::object_bytes();
+  const auto largest = static_cast<std::size_t>(sizes.back());
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  Allocation pinned = Allocation::pinned(largest);
+  std::optional<Allocation> device_wire;
+  if (with_device) device_wire = Allocation::device(largest);
+  Allocation user = Allocation::device(2 * largest);
+  fill_random(user.data(), user.size(), 5);
+
+  std::vector<std::pair<std::string, std::optional<model::Transfer>>> methods = {
+      {"host", std::nullopt},
+      {"oneshot", model::Transfer::OneShot},
+      {"staged", model::Transfer::Staged}};
+  if (with_device) methods.push_back({"device", model::Transfer::Device});
+  std::map<std::string, std::vector<model::LogGopsSample>> out;
+  for (const auto& [name, method] : methods) {
+    for (double s : sizes) {
+      Endpoint e;
+      e.method = method;
+      e.bytes = static_cast<std::size_t>(s);
+      e.wire = method == model::Transfer::Device ? &*device_wire : &pinned;
+      if (method) {
+        const std::int64_t b = std::min<std::int64_t>(block, static_cast<std::int64_t>(s) / 2);
+        e.object = std::make_unique<GpuObject>(
+            ObjectSpec{std::max<std::int64_t>(1, b), static_cast<std::int64_t>(s), 2, 2},
+            user.data(), device);
+      }
+      out[name].push_back(sample(e, exchange_reps(s, limits)));
+      advance(4 * weight_of(s), "LogGOPS " + name);
+    }
+  }
+  return out;
+}
+
+}  // namespace strider::measure
