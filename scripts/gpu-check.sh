@@ -4,7 +4,8 @@
 # With two GPUs the point-to-point tests also run with both ranks on one GPU.
 # Usage: scripts/gpu-check.sh [--probe-only] [--no-bench]      (OUT defaults to ./gpu-out)
 # Env: CTEST_ARGS, BENCH_ARGS (pack), PINGPONG_ARGS, PACK_BENCH=0 (skip bench/pack), SANITIZE=0,
-#      MODEL=0 (skip strider-measure and the model's benchmarks), MEASURE_ARGS, VALIDATE_ARGS
+#      MODEL=0 (skip strider-measure and the model's benchmarks), MEASURE_ARGS, VALIDATE_ARGS,
+#      TESTS=0 (skip the tests)
 set -uo pipefail
 probe_only=0; bench=1
 for a in "$@"; do
@@ -45,27 +46,30 @@ set -o pipefail
 cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
       -DCMAKE_CUDA_ARCHITECTURES=90 "${gtest_args[@]}" "${cli_args[@]}" 2>&1 | tail -5 | tee "$OUT/configure.txt"
 cmake --build $build -j 16 -- -k 0 2>&1 | tail -20 | tee "$OUT/build.txt"
-ctest --test-dir $build --output-on-failure -j 8 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" | tail -40
-# The GPU tests' own summary lines (seeds, counts) for the record.
-ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
-  | tee "$OUT/gpu-tests.txt"
-
-# More random messages: the GPU point-to-point test over further seeds, per method.
-for seed in ${P2P_SEEDS:-1 2 3 4 5 6}; do
-  for m in oneshot staged mixed; do
-    STRIDER_TEST_SEED=$seed ctest --test-dir $build -R "gpu_p2p_test_$m\$" 2>&1 | grep -E "tests passed|Failed" \
-      | sed "s/^/seed $seed $m: /"
-  done
-done 2>&1 | tee "$OUT/gpu-p2p-seeds.txt" | grep -v "100% tests passed" || true
-
-# The mpi4py + CuPy example's own output, with and without Strider, for the record.
-examples/mpi4py_cupy/run.sh $build/src/libstrider.so > "$OUT/mpi4py-example.txt" 2>&1
-examples/mpi4py_cupy/run.sh --without-strider > "$OUT/mpi4py-without-strider.txt" 2>&1
 gpus=$(nvidia-smi -L 2>/dev/null | wc -l)
-if (( gpus >= 2 )); then
-  echo "== point-to-point with both ranks on GPU 0" | tee "$OUT/ctest-one-gpu.txt"
-  CUDA_VISIBLE_DEVICES=0 ctest --test-dir $build --output-on-failure -R 'gpu_p2p|mpi4py' \
-    2>&1 | tee -a "$OUT/ctest-one-gpu.txt" | tail -15
+# Tests (TESTS=0 skips them, e.g. to measure the model first and test in a second step).
+if [[ ${TESTS:-1} == 1 ]]; then
+  ctest --test-dir $build --output-on-failure -j 8 ${CTEST_ARGS:-} 2>&1 | tee "$OUT/ctest.txt" | tail -40
+  # The GPU tests' own summary lines (seeds, counts) for the record.
+  ctest --test-dir $build -L gpu -V 2>&1 | grep -E "seed|checked|word .* shapes|Passed|Failed|Skipped" \
+    | tee "$OUT/gpu-tests.txt"
+
+  # More random messages: the GPU point-to-point test over further seeds, per method.
+  for seed in ${P2P_SEEDS:-1 2 3 4 5 6}; do
+    for m in oneshot staged mixed; do
+      STRIDER_TEST_SEED=$seed ctest --test-dir $build -R "gpu_p2p_test_$m\$" 2>&1 | grep -E "tests passed|Failed" \
+        | sed "s/^/seed $seed $m: /"
+    done
+  done 2>&1 | tee "$OUT/gpu-p2p-seeds.txt" | grep -v "100% tests passed" || true
+
+  # The mpi4py + CuPy example's own output, with and without Strider, for the record.
+  examples/mpi4py_cupy/run.sh $build/src/libstrider.so > "$OUT/mpi4py-example.txt" 2>&1
+  examples/mpi4py_cupy/run.sh --without-strider > "$OUT/mpi4py-without-strider.txt" 2>&1
+  if (( gpus >= 2 )); then
+    echo "== point-to-point with both ranks on GPU 0" | tee "$OUT/ctest-one-gpu.txt"
+    CUDA_VISIBLE_DEVICES=0 ctest --test-dir $build --output-on-failure -R 'gpu_p2p|mpi4py' \
+      2>&1 | tee -a "$OUT/ctest-one-gpu.txt" | tail -15
+  fi
 fi
 
 # The performance model: measure this machine (timed: the issue asks < 10 min), print the
