@@ -3,6 +3,7 @@
 // Collective over MPI_COMM_WORLD (exactly two ranks); rank 0 gets the results.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
