@@ -43,16 +43,23 @@ double pack_seconds(const PerfData& data, PackTarget target, Direction direction
   const double block = static_cast<double>(std::max<std::int64_t>(1, shape.block));
   const double bytes = static_cast<double>(std::max<std::int64_t>(1, shape.bytes));
   const double ratio = static_cast<double>(std::max(shape.stride, shape.block)) / block;
-  // The family's tables of this shape's dims (of any dims if none), and of them the two whose
-  // stride ratios bracket the object's (or the nearest one): no allocation on this path.
-  bool dims_found = false;
+  // The family's tables of this shape's kind (block lists: the irregular ones if any) and dims
+  // (any dims if none), and of them the two whose stride ratios bracket the object's (or the
+  // nearest one): no allocation on this path.
+  bool irregular_found = false;
   for (const PackTable& p : data.pack) {
-    dims_found |= p.target == target && p.direction == direction && p.dims == dims;
+    irregular_found |= p.target == target && p.direction == direction && p.irregular;
   }
+  const bool irregular = shape.irregular && irregular_found;
+  auto in_family = [&](const PackTable& p) {
+    return p.target == target && p.direction == direction && p.irregular == irregular;
+  };
+  bool dims_found = false;
+  for (const PackTable& p : data.pack) dims_found |= in_family(p) && p.dims == dims;
   const PackTable* below = nullptr;  // largest ratio <= the object's
   const PackTable* above = nullptr;  // smallest ratio > the object's
   for (const PackTable& p : data.pack) {
-    if (p.target != target || p.direction != direction || (dims_found && p.dims != dims)) continue;
+    if (!in_family(p) || (dims_found && p.dims != dims)) continue;
     if (p.stride_ratio <= ratio) {
       if (!below || p.stride_ratio > below->stride_ratio) below = &p;
     } else if (!above || p.stride_ratio < above->stride_ratio) {
@@ -156,7 +163,7 @@ PerfData built_in_defaults() {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       for (int dims : grid::shape_dims()) {
         for (double ratio : grid::stride_ratios()) {
-          PackTable t{target, direction, dims, ratio, {}};
+          PackTable t{target, direction, dims, ratio, false, {}};
           t.seconds.rows = grid::block_bytes();
           t.seconds.columns = grid::object_bytes();
           for (double block : t.seconds.rows) {

@@ -42,7 +42,7 @@ LinearFit fit_relative(const std::vector<double>& x, const std::vector<double>& 
   return f;
 }
 
-LogGops fit_loggops(const std::vector<LogGopsSample>& samples, double latency_bytes) {
+LogGops fit_loggops(const std::vector<LogGopsSample>& samples) {
   std::vector<double> s, send, recv, gap;
   for (const LogGopsSample& x : samples) {
     s.push_back(x.bytes);
@@ -57,20 +57,15 @@ LogGops fit_loggops(const std::vector<LogGopsSample>& samples, double latency_by
   f.o_r = fr.a;
   f.O_r = fr.b;
   f.g = fg.a;
-  f.G = fg.b;
-  // f.L is still 0 here, so predict() is everything but the latency.
-  std::vector<double> rest;
+  // f.L and f.G are still 0 here, so predict() is the two overheads alone.
+  std::vector<double> wire_bytes, wire;
   for (const LogGopsSample& x : samples) {
-    if (x.bytes > latency_bytes) continue;
-    rest.push_back(x.pingpong - f.predict(x.bytes));
+    wire_bytes.push_back(std::max(0.0, x.bytes - 1));
+    wire.push_back(x.pingpong - f.predict(x.bytes));
   }
-  if (rest.empty()) {
-    for (const LogGopsSample& x : samples) rest.push_back(x.pingpong - f.predict(x.bytes));
-  }
-  if (!rest.empty()) {
-    std::nth_element(rest.begin(), rest.begin() + rest.size() / 2, rest.end());
-    f.L = std::max(0.0, rest[rest.size() / 2]);
-  }
+  const LinearFit fw = fit_relative(wire_bytes, wire);
+  f.L = fw.a;
+  f.G = fw.b;
   return f;
 }
 

@@ -12,8 +12,8 @@ namespace strider::model {
 // What strider-measure times per message size, in seconds.
 struct LogGopsSample {
   double bytes = 0;
-  double send_overhead = 0;  // the sender busy: pack + the MPI send returning, receiver ready
-  double recv_overhead = 0;  // the receiver busy: the MPI receive of an arrived message + unpack
+  double send_overhead = 0;  // the sender busy: pack + MPI_Isend returning (receiver ready)
+  double recv_overhead = 0;  // the receiver busy: MPI_Recv of a message already sent + unpack
   double stream_gap = 0;     // per message of a long back-to-back stream
   double pingpong = 0;       // half a round trip
 };
@@ -34,9 +34,12 @@ struct LinearFit {
 };
 LinearFit fit_relative(const std::vector<double>& x, const std::vector<double>& y);
 
-// Fits overheads and gaps by fit_relative; L is the median, over the samples of at most
-// `latency_bytes`, of what the ping-pong leaves once overheads and per-byte gap are taken off.
-LogGops fit_loggops(const std::vector<LogGopsSample>& samples, double latency_bytes = 4096);
+// Fits by fit_relative: o_s + O_s*s to the send overheads, o_r + O_r*s to the receive
+// overheads, g (+ a per-byte term) to the stream gaps, and L + G*(s - 1) to what the ping-pong
+// leaves once both overheads are taken off. So G is the per-byte time the wire adds beyond
+// what the two CPUs spend: on shared memory, where the receiver's copy is the transfer, it is
+// near 0 and O_r carries the bandwidth.
+LogGops fit_loggops(const std::vector<LogGopsSample>& samples);
 
 // One line per sample: size, measured and predicted ping-pong, relative error; then the
 // parameters. `name` heads the table.

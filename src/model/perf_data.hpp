@@ -46,11 +46,16 @@ enum class Direction { Pack, Unpack };
 // Pack or unpack time of strided objects of one family: rows are block lengths (bytes),
 // columns packed object sizes (bytes). Cells whose block exceeds half the object hold the time
 // of an object of two blocks (what the model looks up for them too).
+// Irregular tables hold block lists (MPI_Type_create_hindexed with uneven blocks and gaps of
+// the given means), which take the GPU engine's block-list kernel; optional: without them
+// block lists are looked up in the regular tables. Block lists of more pieces than Strider
+// plans hold the time of the largest plannable one, scaled by the bytes.
 struct PackTable {
   PackTarget target = PackTarget::Device;
   Direction direction = Direction::Pack;
   int dims = 2;              // 2: blocks along one stride; 3: along two
-  double stride_ratio = 2;   // innermost stride / block length
+  double stride_ratio = 2;   // innermost stride / block length (the mean, for block lists)
+  bool irregular = false;    // a block list
   Table2D seconds;
 };
 

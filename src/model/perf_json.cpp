@@ -62,6 +62,7 @@ std::string to_json_text(const PerfData& d) {
     pack.push_back({{"target", to_string(p.target)},
                     {"direction", to_string(p.direction)},
                     {"dims", p.dims},
+                    {"irregular", p.irregular},
                     {"stride_ratio", p.stride_ratio},
                     {"block_bytes", p.seconds.rows},
                     {"object_bytes", p.seconds.columns},
@@ -132,6 +133,7 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
       t.direction = enum_from(p.at("direction"), "pack", Direction::Pack, "unpack",
                               Direction::Unpack);
       t.dims = p.at("dims").get<int>();
+      t.irregular = p.value("irregular", false);
       t.stride_ratio = p.at("stride_ratio").get<double>();
       t.seconds.rows = p.at("block_bytes").get<std::vector<double>>();
       t.seconds.columns = p.at("object_bytes").get<std::vector<double>>();

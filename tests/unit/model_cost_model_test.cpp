@@ -66,7 +66,7 @@ constexpr double kColumns[] = {1024, kMi};
 
 PackTable Pack(PackTarget target, Direction direction, int dims, double ratio,
                const std::array<double, 6>& base) {
-  PackTable t{target, direction, dims, ratio, {}};
+  PackTable t{target, direction, dims, ratio, false, {}};
   t.seconds.rows = {1, 64, 4096};
   t.seconds.columns = {1024, kMi};
   const double factor = (ratio == 8 ? 4 : 1) * (dims == 3 ? 2 : 1);
@@ -113,7 +113,7 @@ TEST(ModelCostModel, APerfFileNeedsPackAndUnpackTablesOfAllThreeTargets) {
       std::erase_if(d.pack, [&](const PackTable& p) {
         return p.target == target && p.direction == direction;
       });
-      EXPECT_EQ(validate(d), "pack tables missing for some target and direction")
+      EXPECT_EQ(validate(d), "regular pack tables missing for some target and direction")
           << static_cast<int>(target) << " " << static_cast<int>(direction);
     }
   }
@@ -770,6 +770,67 @@ TEST(ModelDefaults, PredictionsNeverShrinkAsTheObjectGrows) {
       }
       previous = p;
     }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block lists (irregular shapes) and the optional irregular tables.
+// ---------------------------------------------------------------------------------------------
+
+// Synthetic() plus irregular dims-2 tables for every target and direction, 10 x the regular.
+PerfData SyntheticWithIrregularTables() {
+  PerfData d = Synthetic();
+  std::vector<PackTable> irregular;
+  for (const PackTable& t : d.pack) {
+    if (t.dims != 2) continue;
+    PackTable copy = t;
+    copy.irregular = true;
+    for (double& v : copy.seconds.values) v *= 10;
+    irregular.push_back(copy);
+  }
+  d.pack.insert(d.pack.end(), irregular.begin(), irregular.end());
+  return d;
+}
+
+ObjectShape Irregular(ObjectShape s) {
+  s.irregular = true;
+  return s;
+}
+
+TEST(ModelCostModel, IrregularTablesAreOptionalInAValidFile) {
+  EXPECT_EQ(validate(SyntheticWithIrregularTables()), "");
+  // Irregular tables do not stand in for a missing regular family.
+  PerfData d = SyntheticWithIrregularTables();
+  d.pack.erase(std::remove_if(d.pack.begin(), d.pack.end(),
+                              [](const PackTable& t) {
+                                return !t.irregular && t.target == PackTarget::Mapped &&
+                                       t.direction == Direction::Unpack;
+                              }),
+               d.pack.end());
+  EXPECT_EQ(validate(d), "regular pack tables missing for some target and direction");
+}
+
+TEST(ModelCostModel, BlockListsReadTheIrregularTablesAndStridedObjectsNever) {
+  const PerfData d = SyntheticWithIrregularTables();
+  const ObjectShape regular = Shape(1024, 64, 128, 2);
+  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+    for (Direction direction : {Direction::Pack, Direction::Unpack}) {
+      const double strided = pack_seconds(d, target, direction, regular);
+      EXPECT_TRUE(RelNear(strided, pack_seconds(Synthetic(), target, direction, regular)));
+      EXPECT_TRUE(RelNear(pack_seconds(d, target, direction, Irregular(regular)), 10 * strided));
+      // A 3D block list reads the irregular dims-2 tables (the only irregular dims).
+      const ObjectShape three = Shape(1024, 64, 128, 3);
+      EXPECT_TRUE(RelNear(pack_seconds(d, target, direction, Irregular(three)), 10 * strided));
+    }
+  }
+}
+
+TEST(ModelCostModel, WithoutIrregularTablesBlockListsReadTheRegularOnes) {
+  const PerfData d = Synthetic();
+  const ObjectShape s = Shape(kMi, 64, 512, 2);
+  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+    EXPECT_EQ(pack_seconds(d, target, Direction::Pack, Irregular(s)),
+              pack_seconds(d, target, Direction::Pack, s));
   }
 }
 

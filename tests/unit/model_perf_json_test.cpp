@@ -37,6 +37,7 @@ PerfData FullData() {
   d.launch_sync = 1.2345678901234567e-5;
   d.d2h.y[3] = 0.1 + 0.2;  // 0.30000000000000004: needs all 17 digits
   d.pack[1].stride_ratio = 2.718281828459045;  // not a small integer, so not exact in a float
+  d.pack[2].irregular = true;                   // an irregular (block-list) table
   Table1D device;
   for (double s = 1; s <= 1 << 20; s *= 8) {
     device.x.push_back(s);
@@ -82,6 +83,7 @@ void ExpectSameData(const PerfData& a, const PerfData& b) {
     EXPECT_EQ(p.direction, q.direction) << i;
     EXPECT_EQ(p.dims, q.dims) << i;
     EXPECT_EQ(p.stride_ratio, q.stride_ratio) << i;
+    EXPECT_EQ(p.irregular, q.irregular) << i;
     EXPECT_EQ(p.seconds.rows, q.seconds.rows) << i;
     EXPECT_EQ(p.seconds.columns, q.seconds.columns) << i;
     EXPECT_EQ(p.seconds.values, q.seconds.values) << i;

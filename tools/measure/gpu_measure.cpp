@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
 
 #include "measure/gpu_object.hpp"
 #include "measure/launch.hpp"
@@ -39,6 +41,9 @@ double largest_extent() {
   return static_cast<double>(largest);
 }
 
+// Block lists of more blocks are not built: the lists and their plans take long to make.
+constexpr double kMaxIrregularBlocks = 1 << 18;
+
 }  // namespace
 
 double weight_of(double bytes) { return 1 + bytes / (1 << 20); }
@@ -51,7 +56,8 @@ double copies_weight() {
 
 double pack_tables_weight() {
   double w = 0;
-  const double families = static_cast<double>(model::grid::shape_dims().size() *
+  // Regular tables per dims and ratio, plus the irregular (dims 2) ones per ratio.
+  const double families = static_cast<double>((model::grid::shape_dims().size() + 1) *
                                               model::grid::stride_ratios().size());
   for (double block : model::grid::block_bytes()) {
     for (double bytes : model::grid::object_bytes()) {
@@ -116,12 +122,20 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
   const std::array<PackTarget, 3> targets{PackTarget::Device, PackTarget::Mapped,
                                           PackTarget::Staged};
   const std::array<Direction, 2> directions{Direction::Pack, Direction::Unpack};
-  for (int dims : model::grid::shape_dims()) {
+  struct Family {
+    int dims;
+    bool irregular;
+  };
+  std::vector<Family> families;
+  for (int dims : model::grid::shape_dims()) families.push_back({dims, false});
+  families.push_back({2, true});
+  for (const Family& family : families) {
     for (double ratio : model::grid::stride_ratios()) {
-      // One table per target and direction for this shape and ratio, filled cell by cell.
+      // One table per target and direction for this family and ratio, filled cell by cell.
       std::array<model::PackTable, 6> tables;
       for (int t = 0; t < 6; ++t) {
-        tables[t] = {targets[t / 2], directions[t % 2], dims, ratio, {blocks, objects, {}}};
+        tables[t] = {targets[t / 2], directions[t % 2], family.dims, ratio, family.irregular,
+                     {blocks, objects, {}}};
         tables[t].seconds.values.assign(blocks.size() * objects.size(), 0);
       }
       for (std::size_t r = 0; r < blocks.size(); ++r) {
@@ -134,8 +148,24 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
             for (auto& t : tables) t.seconds.values[cell] = t.seconds.values[two * objects.size() + c];
             continue;
           }
+          if (family.irregular && objects[c] / blocks[r] > kMaxIrregularBlocks) {
+            // Too many pieces to build in reasonable time: the largest measured object of this
+            // block length, scaled by the bytes (block lists scale linearly in their pieces).
+            std::size_t measured = c;
+            while (objects[measured] / blocks[r] > kMaxIrregularBlocks) --measured;
+            for (auto& t : tables) {
+              t.seconds.values[cell] = t.seconds.values[r * objects.size() + measured] *
+                                       (objects[c] / objects[measured]);
+            }
+            advance(6 * weight_of(objects[c]), "pack block lists");
+            continue;
+          }
           const ObjectSpec spec{static_cast<std::int64_t>(blocks[r]),
-                                static_cast<std::int64_t>(objects[c]), ratio, dims};
+                                static_cast<std::int64_t>(objects[c]), ratio, family.dims,
+                                family.irregular};
+          if (spec.extent() > static_cast<std::int64_t>(user.size())) {
+            throw std::runtime_error("a measurement object exceeds its allocation");
+          }
           GpuObject object(spec, user.data(), device);
           for (int t = 0; t < 6; ++t) {
             // As the runtime's wire buffers: device memory, or pinned memory the kernel writes
@@ -158,7 +188,8 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
                 limits);
           }
           char what[64];
-          std::snprintf(what, sizeof what, "pack %dD r%g block %g", dims, ratio, blocks[r]);
+          std::snprintf(what, sizeof what, "pack %s%dD r%g block %g",
+                        family.irregular ? "block list " : "", family.dims, ratio, blocks[r]);
           advance(6 * weight_of(objects[c]), what);
         }
       }

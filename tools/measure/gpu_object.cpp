@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -31,7 +32,38 @@ std::int64_t stride_of(const ObjectSpec& s) {
 
 }  // namespace
 
+BlockList block_list(const ObjectSpec& s) {
+  BlockList list;
+  const std::int64_t blocks = s.bytes / s.block;
+  const std::int64_t jitter = s.block / 2;
+  const auto mean_gap = static_cast<std::int64_t>((s.ratio - 1) * static_cast<double>(s.block));
+  std::uint64_t state = 0x2545f4914f6cdd1dull;  // xorshift: the same list on every run
+  MPI_Aint at = 0;
+  for (std::int64_t k = 0; k < blocks; ++k) {
+    // Pairs of (block - jitter, block + jitter) keep the total at blocks x block.
+    const std::int64_t length = s.block + (k % 2 == 0 ? -jitter : jitter) -
+                                (k == blocks - 1 && blocks % 2 == 1 ? -jitter : 0);
+    list.lengths.push_back(static_cast<int>(length));
+    list.displacements.push_back(at);
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    // Gaps uniform in [1, 2 x mean - 1]; where that range is one value (1-byte blocks at
+    // ratio 2) they alternate 1, 2, or the list would be a plain vector.
+    const std::int64_t range = 2 * mean_gap - 1;
+    const std::int64_t gap = range < 2 ? 1 + k % 2
+                                       : 1 + static_cast<std::int64_t>(
+                                                 state % static_cast<std::uint64_t>(range));
+    at += length + gap;
+  }
+  return list;
+}
+
 std::int64_t ObjectSpec::extent() const {
+  if (irregular) {
+    const BlockList list = block_list(*this);
+    return list.displacements.back() + list.lengths.back();
+  }
   const std::int64_t blocks = bytes / block;
   const std::int64_t stride = stride_of(*this);
   if (dims == 2) return (blocks - 1) * stride + block;
@@ -42,7 +74,12 @@ std::int64_t ObjectSpec::extent() const {
 GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base, int device) : spec_(spec) {
   const std::int64_t blocks = spec.bytes / spec.block;
   const std::int64_t stride = stride_of(spec);
-  if (spec.dims == 2) {
+  if (spec.irregular) {
+    const BlockList list = block_list(spec);
+    check_mpi(MPI_Type_create_hindexed(static_cast<int>(list.lengths.size()), list.lengths.data(),
+                                       list.displacements.data(), MPI_BYTE, &type_),
+              "MPI_Type_create_hindexed");
+  } else if (spec.dims == 2) {
     check_mpi(MPI_Type_create_hvector(static_cast<int>(blocks), static_cast<int>(spec.block),
                                       stride, MPI_BYTE, &type_),
               "MPI_Type_create_hvector");

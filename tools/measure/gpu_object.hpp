@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "model/cost_model.hpp"
 #include "plan/plan.hpp"
@@ -16,14 +17,24 @@
 namespace strider::measure {
 
 // `bytes` packed bytes as blocks of `block` bytes every `block * ratio` bytes: a vector (dims 2)
-// or a vector of vectors (dims 3, split as model::grid::inner_count_3d says).
+// or a vector of vectors (dims 3, split as model::grid::inner_count_3d says). Irregular: a
+// block list (hindexed, dims 2) with those means: block lengths alternating block -/+ block/2,
+// gaps drawn pseudo-randomly around (ratio - 1) x block, never 0 (so blocks never merge).
 struct ObjectSpec {
   std::int64_t block = 0;
   std::int64_t bytes = 0;
   double ratio = 2;
   int dims = 2;
+  bool irregular = false;
   std::int64_t extent() const;  // bytes of memory the object spans
 };
+
+// An irregular spec's blocks: lengths and byte displacements (deterministic).
+struct BlockList {
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displacements;
+};
+BlockList block_list(const ObjectSpec& spec);
 
 // Throws std::runtime_error on CUDA or MPI errors.
 class GpuObject {
