@@ -56,11 +56,11 @@ int strider_set_method(const char* method);
  * STRIDER_ONESHOT (0), STRIDER_STAGED (1), STRIDER_DEVICE (2); times are in seconds. */
 enum { STRIDER_ONESHOT = 0, STRIDER_STAGED = 1, STRIDER_DEVICE = 2, STRIDER_METHODS = 3 };
 typedef struct strider_prediction {
-  int available[3];    /* device: only on a CUDA-aware MPI */
-  double send_side[3]; /* pack (+ copy out of the GPU) */
-  double transfer[3];  /* half a round trip of the packed bytes */
-  double recv_side[3]; /* (copy into the GPU +) unpack */
-  double total[3];     /* send_side + transfer + recv_side */
+  int available[STRIDER_METHODS];    /* device: only on a CUDA-aware MPI */
+  double send_side[STRIDER_METHODS]; /* pack (+ copy out of the GPU) */
+  double transfer[STRIDER_METHODS];  /* half a round trip of the packed bytes */
+  double recv_side[STRIDER_METHODS]; /* (copy into the GPU +) unpack */
+  double total[STRIDER_METHODS];     /* send_side + transfer + recv_side */
   int send_choice;     /* what auto picks on the sending side */
   int recv_choice;     /* ... and on the receiving side */
   int measured;        /* 1: from the perf file; 0: built-in defaults */

@@ -52,6 +52,12 @@ STRIDER_EXPORT int strider_set_method(const char* method) {
   return 0;
 }
 
+static_assert(STRIDER_ONESHOT == static_cast<int>(model::Transfer::OneShot) &&
+                  STRIDER_STAGED == static_cast<int>(model::Transfer::Staged) &&
+                  STRIDER_DEVICE == static_cast<int>(model::Transfer::Device) &&
+                  STRIDER_METHODS == model::kTransfers,
+              "strider.h's method indices are the model's");
+
 STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
                                    strider_prediction* out) {
   if (runtime::config().disabled || out == nullptr || count < 0) return -1;

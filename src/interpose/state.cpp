@@ -4,6 +4,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "transport/cuda_aware.hpp"
 #include "transport/placement.hpp"
 
 namespace strider::interpose {
@@ -75,7 +76,7 @@ void on_init() {
   int rank = -1;
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) runtime::set_log_rank(rank);
   keyval();
-  transport::learn_node_layout();
+  if (transport::mpi_cuda_aware()) transport::learn_node_layout();
   runtime::log(LogLevel::Info, "Strider active (host engine %s)",
                runtime::to_string(runtime::config().host_engine));
 }

@@ -30,12 +30,13 @@ bool contiguous(const Object& o) {
 // The method for a GPU object: forced by STRIDER_METHOD / strider_set_method, or the model's
 // choice for its shape. Only the device method's transfer depends on where the peer runs, so
 // the placement is looked up only for a CUDA-aware MPI. (Types without a plan go through the
-// MPI's own pack, which the model does not describe: they keep the one-shot default.)
+// MPI's own pack, which the model does not describe: they keep the rule Strider had before it
+// measured, device on a CUDA-aware MPI and one-shot otherwise.)
 Method method_for(const Object& o, bool receive, const Peer& peer) {
   if (!o.gpu) return Method::Host;
   const runtime::MethodChoice requested = transport::requested_method();
   const bool aware = transport::mpi_cuda_aware();
-  model::Transfer automatic = model::Transfer::OneShot;
+  model::Transfer automatic = aware ? model::Transfer::Device : model::Transfer::OneShot;
   if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
     const model::Placement placement = aware ? transport::peer_placement(peer.comm, peer.rank)
                                              : model::Placement::SameNode;

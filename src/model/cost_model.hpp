@@ -5,7 +5,9 @@
 //             (the pair measured as one: PackTarget::Staged);
 //   device:   pack kernel into GPU memory -> the CUDA-aware MPI's device transfer -> unpack.
 // Sender and receiver choose alone (the wire format is the same), each minimizing its own side
-// plus the transfer; the peer's side does not depend on that choice.
+// plus the transfer. The transfer is costed as if both sides used the same kind of wire
+// buffer: exact for one-shot and staged (both pinned host memory), an approximation when one
+// side hands GPU memory to a CUDA-aware MPI (device) and the other pinned memory.
 #pragma once
 
 #include <array>

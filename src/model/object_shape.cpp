@@ -1,6 +1,7 @@
 #include "model/object_shape.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace strider::model {
 
@@ -35,7 +36,8 @@ ElementShape element_shape(const canon::CanonicalForm& form, std::int64_t extent
 
 ObjectShape object_shape(const ElementShape& e, std::int64_t count) {
   ObjectShape o;
-  o.bytes = e.size * count;
+  // Saturated: no message has 2^63 bytes, but a tool may ask about one.
+  if (__builtin_mul_overflow(e.size, count, &o.bytes)) o.bytes = INT64_MAX;
   o.irregular = e.irregular;
   if (e.dims == 1) {
     if (count == 1 || e.extent == e.size) {

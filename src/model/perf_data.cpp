@@ -1,5 +1,6 @@
 #include "model/perf_data.hpp"
 
+#include <cmath>
 #include <set>
 #include <utility>
 
@@ -32,7 +33,9 @@ std::string identity_mismatch(const MachineIdentity& file, const MachineIdentity
 
 std::string validate(const PerfData& data) {
   if (data.schema_version != kSchemaVersion) return "schema version mismatch";
-  if (!(data.launch_sync > 0)) return "launch_sync not positive";
+  if (!(data.launch_sync > 0) || !std::isfinite(data.launch_sync)) {
+    return "launch_sync not positive and finite";
+  }
   if (auto e = validate(data.d2h, "d2h"); !e.empty()) return e;
   if (auto e = validate(data.h2d, "h2d"); !e.empty()) return e;
   if (data.transfers.empty()) return "no transfer measurements";
@@ -46,7 +49,9 @@ std::string validate(const PerfData& data) {
   std::set<std::pair<PackTarget, Direction>> families;
   for (const PackTable& p : data.pack) {
     if (p.dims != 2 && p.dims != 3) return "pack table with dims other than 2 or 3";
-    if (!(p.stride_ratio >= 1)) return "pack table with stride ratio below 1";
+    if (!(p.stride_ratio >= 1) || !std::isfinite(p.stride_ratio)) {
+      return "pack table with a stride ratio below 1 or not finite";
+    }
     if (auto e = validate(p.seconds, "pack table"); !e.empty()) return e;
     if (!p.irregular) families.insert({p.target, p.direction});
   }

@@ -1,6 +1,8 @@
 #include "model/perf_json.hpp"
 
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 namespace strider::model {
 namespace {
@@ -166,6 +168,16 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     error = std::string("malformed: ") + e.what();
     return false;
   }
+}
+
+bool read_text_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return false;
+  out = std::move(text).str();
+  return true;
 }
 
 std::string perf_file_path(const std::function<const char*(const char*)>& getenv) {

@@ -14,6 +14,9 @@ std::string to_json_text(const PerfData& data);
 // another schema or version, missing or inconsistent tables).
 bool from_json_text(const std::string& text, PerfData& out, std::string& error);
 
+// The whole file at `path`; false if it cannot be read.
+bool read_text_file(const std::string& path, std::string& out);
+
 // $STRIDER_PERF_FILE, else ${XDG_CACHE_HOME:-$HOME/.cache}/strider/perf.json; empty when
 // neither HOME nor XDG_CACHE_HOME is set.
 std::string perf_file_path(const std::function<const char*(const char*)>& getenv);

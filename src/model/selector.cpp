@@ -1,8 +1,5 @@
 #include "model/selector.hpp"
 
-#include <fstream>
-#include <sstream>
-#include <unordered_map>
 
 #include "model/perf_json.hpp"
 
@@ -38,13 +35,22 @@ struct MemoHash {
   }
 };
 
-struct ThreadMemo {
-  std::uint64_t owner = 0;
-  std::unordered_map<MemoKey, Transfer, MemoHash> choices;
+// A thread's memo: a 4-way set-associative table of plain values. Trivially destructible on
+// purpose: an application may send from a static destructor after its thread-locals are gone,
+// and a fixed table needs no allocation and no bound on growth. 4 ways keep a few hundred
+// shapes in use from evicting each other.
+struct MemoSlot {
+  std::uint64_t owner;  // the Selector's id; 0: empty
+  MemoKey key;
+  Transfer choice;
 };
-
-// Bounds the memo of an application that sends ever new sizes.
-constexpr std::size_t kMemoLimit = 1 << 14;
+constexpr std::size_t kMemoWays = 4;
+constexpr std::size_t kMemoSets = 256;  // a power of two
+struct MemoSet {
+  MemoSlot ways[kMemoWays];
+  std::uint32_t next_victim;
+};
+thread_local MemoSet t_memo[kMemoSets];
 
 std::atomic<std::uint64_t> g_next_id{1};
 
@@ -52,13 +58,13 @@ std::atomic<std::uint64_t> g_next_id{1};
 
 LoadedModel load_model(const std::string& path, const std::optional<MachineIdentity>& here) {
   if (path.empty()) return defaults_because("no perf file path (neither HOME nor XDG_CACHE_HOME)");
-  std::ifstream in(path);
-  if (!in) return defaults_because("no perf file at " + path + " (run strider-measure)");
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
+  if (!read_text_file(path, text)) {
+    return defaults_because("no perf file at " + path + " (run strider-measure)");
+  }
   LoadedModel loaded;
   std::string error;
-  if (!from_json_text(text.str(), loaded.data, error)) {
+  if (!from_json_text(text, loaded.data, error)) {
     return defaults_because("perf file " + path + " not used: " + error);
   }
   if (here) {
@@ -88,16 +94,14 @@ Prediction Selector::predict(const ObjectShape& shape, Placement placement, bool
 
 Transfer Selector::choose(const ObjectShape& shape, Placement placement, bool aware,
                           bool receive) {
-  thread_local ThreadMemo memo;
-  if (memo.owner != id_) {
-    memo.choices.clear();
-    memo.owner = id_;
-  }
   const MemoKey key{shape, placement, aware, receive};
-  if (auto it = memo.choices.find(key); it != memo.choices.end()) return it->second;
+  MemoSet& set = t_memo[MemoHash{}(key) & (kMemoSets - 1)];
+  for (const MemoSlot& slot : set.ways) {
+    if (slot.owner == id_ && slot.key == key) return slot.choice;
+  }
   const Transfer choice = model::choose(predict(shape, placement, aware), receive);
-  if (memo.choices.size() >= kMemoLimit) memo.choices.clear();
-  memo.choices.emplace(key, choice);
+  set.ways[set.next_victim] = {id_, key, choice};  // round robin within the set
+  set.next_victim = (set.next_victim + 1) % kMemoWays;
   return choice;
 }
 

@@ -1,5 +1,5 @@
 // The runtime side of the model: loads the perf file once, on first need, and memoizes choices
-// so that a repeated (object shape, peer placement, side) costs one hash lookup.
+// so that a repeated (object shape, peer placement, side) costs one table lookup.
 #pragma once
 
 #include <atomic>
@@ -32,7 +32,8 @@ class Selector {
 
   const LoadedModel& model();  // loads on first use
   Prediction predict(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware);
-  // Memoized per thread (no lock on the steady path); a new Selector starts a new memo.
+  // Memoized per thread in a fixed direct-mapped table (no lock, no allocation); a new
+  // Selector starts a new memo.
   Transfer choose(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware,
                   bool receive);
 

@@ -11,7 +11,7 @@ std::optional<model::MachineIdentity> machine_identity() {
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaGetDeviceProperties(&props, device) != cudaSuccess ||
       cudaDriverGetVersion(&driver) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky-free error so later calls do not see it
+    (void)cudaGetLastError();  // this failure is ours: the application must not see it later
     return std::nullopt;
   }
   return model::MachineIdentity{props.name, driver, mpi_library_version()};

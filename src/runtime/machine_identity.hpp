@@ -10,7 +10,6 @@
 namespace strider::runtime {
 
 // The current GPU's identity (CUDA context needed), or nothing without CUDA or a GPU.
-// Requires MPI to be initialized (for MPI_Get_library_version).
 std::optional<model::MachineIdentity> machine_identity();
 
 // The CUDA runtime version as text ("13.0"), or "none".

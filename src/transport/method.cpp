@@ -26,32 +26,41 @@ const char* to_string(Method method) {
   return "?";
 }
 
+namespace {
+
+Method from_model(model::Transfer t) {
+  switch (t) {
+    case model::Transfer::OneShot:
+      return Method::OneShot;
+    case model::Transfer::Staged:
+      return Method::Staged;
+    case model::Transfer::Device:
+      break;
+  }
+  return Method::Device;
+}
+
+}  // namespace
+
 Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
                      model::Transfer automatic) {
   using runtime::MethodChoice;
-  if (requested == MethodChoice::Auto) {
-    switch (automatic) {
-      case model::Transfer::OneShot:
-        requested = MethodChoice::OneShot;
-        break;
-      case model::Transfer::Staged:
-        requested = MethodChoice::Staged;
-        break;
-      case model::Transfer::Device:
-        requested = MethodChoice::Device;
-        break;
-    }
-  }
+  Method m = Method::Staged;
   switch (requested) {
-    case MethodChoice::Device:
-      return mpi_cuda_aware ? Method::Device : Method::Staged;
-    case MethodChoice::OneShot:
-      return Method::OneShot;
-    case MethodChoice::Staged:
     case MethodChoice::Auto:
+      m = from_model(automatic);
+      break;
+    case MethodChoice::Device:
+      m = Method::Device;
+      break;
+    case MethodChoice::OneShot:
+      m = Method::OneShot;
+      break;
+    case MethodChoice::Staged:
+      m = Method::Staged;
       break;
   }
-  return Method::Staged;
+  return m == Method::Device && !mpi_cuda_aware ? Method::Staged : m;
 }
 
 runtime::MethodChoice requested_method() {

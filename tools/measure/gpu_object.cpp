@@ -20,11 +20,11 @@ void check_cuda(int rc, const char* what) {
   }
 }
 
-namespace {
-
 void check_mpi(int rc, const char* what) {
   if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
 }
+
+namespace {
 
 std::int64_t stride_of(const ObjectSpec& s) {
   return static_cast<std::int64_t>(static_cast<double>(s.block) * s.ratio);

@@ -96,6 +96,7 @@ template <class F>
 double seconds_of(F&& f);
 
 void check_cuda(int rc, const char* what);  // throws with the CUDA error text
+void check_mpi(int rc, const char* what);   // throws unless rc is MPI_SUCCESS
 
 }  // namespace strider::measure
 

@@ -2,16 +2,13 @@
 // file the runtime reads ($STRIDER_PERF_FILE or ${XDG_CACHE_HOME:-~/.cache}/strider/perf.json).
 // Two ranks, one GPU each (or both on one GPU); run once per machine and rank placement.
 #include <cuda_runtime.h>
-#include <dlfcn.h>
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include "measure/gpu_measure.hpp"
 #include "measure/gpu_object.hpp"
@@ -21,6 +18,7 @@
 #include "model/loggops.hpp"
 #include "model/perf_json.hpp"
 #include "runtime/machine_identity.hpp"
+#include "transport/cuda_aware.hpp"
 
 namespace {
 
@@ -53,16 +51,14 @@ std::string loggops_tables(const model::PerfData& data) {
 
 // --from: prints what a file holds; no MPI, no GPU.
 int print_file(const Options& o) {
-  std::ifstream in(o.from);
-  if (!in) {
+  std::string text;
+  if (!model::read_text_file(o.from, text)) {
     std::cerr << "strider-measure: cannot read " << o.from << "\n";
     return 1;
   }
-  std::stringstream text;
-  text << in.rdbuf();
   model::PerfData data;
   std::string error;
-  if (!model::from_json_text(text.str(), data, error)) {
+  if (!model::from_json_text(text, data, error)) {
     std::cerr << "strider-measure: " << o.from << ": " << error << "\n";
     return 1;
   }
@@ -77,10 +73,19 @@ int print_file(const Options& o) {
   return 0;
 }
 
+// Whether every rank has `mine` (both ranks must take the same branches).
+bool on_every_rank(bool mine) {
+  int local = mine ? 1 : 0, all = 0;
+  MPI_Allreduce(&local, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all == 1;
+}
+
 int measure_machine(const Options& o, int rank) {
   int gpus = 0;
-  if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus == 0) {
-    if (rank == 0) std::cerr << "strider-measure: no GPU\n";
+  const bool has_gpu = cudaGetDeviceCount(&gpus) == cudaSuccess && gpus > 0;
+  if (!on_every_rank(has_gpu)) {
+    std::cerr << "strider-measure: rank " << rank << (has_gpu ? ": a peer has" : ": has")
+              << " no GPU\n";
     return 1;
   }
   const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
@@ -91,12 +96,9 @@ int measure_machine(const Options& o, int rank) {
   measure::RepeatLimits limits;
   limits.max_seconds = o.max_ms / 1e3;
   if (o.quick) limits = {1, 3, 10, 0.005};
-  const bool aware = [] {
-    using Query = int (*)();
-    // Open MPI and MPICH name it so; an MPI without it is taken as not CUDA-aware.
-    auto q = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support"));
-    return q != nullptr && q() == 1;
-  }();
+  // As the runtime decides it (MPIX_Query_cuda_support or STRIDER_MPI_CUDA_AWARE), and only
+  // if both ranks agree: a device ping-pong needs both.
+  const bool aware = on_every_rank(transport::mpi_cuda_aware());
   const model::Placement placement = measure::detect_placement();
   const double total = 1 + measure::copies_weight() + measure::pack_tables_weight() +
                        measure::pingpong_weight() * (aware ? 2 : 1) +

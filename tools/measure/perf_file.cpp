@@ -32,13 +32,13 @@ void save_perf_file(const std::string& path, const model::PerfData& data) {
 }
 
 std::string merge_other_placements(const std::string& path, model::PerfData& data) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::stringstream text;
-  text << in.rdbuf();
+  std::string text;
   model::PerfData old;
   std::string error;
-  if (!model::from_json_text(text.str(), old, error) || !(old.machine == data.machine)) return {};
+  if (!model::read_text_file(path, text) || !model::from_json_text(text, old, error) ||
+      !(old.machine == data.machine)) {
+    return {};
+  }
   std::string kept;
   for (const auto& [placement, tables] : old.transfers) {
     if (data.transfers.count(placement) == 0) {

@@ -21,10 +21,6 @@ int rank() {
   return r;
 }
 
-void check_mpi(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
-}
-
 void send(const void* p, std::size_t bytes, int tag) {
   check_mpi(MPI_Send(p, static_cast<int>(bytes), MPI_BYTE, 1 - rank(), tag, MPI_COMM_WORLD),
             "MPI_Send");
@@ -239,10 +235,12 @@ std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
       e.bytes = static_cast<std::size_t>(s);
       e.wire = method == model::Transfer::Device ? &*device_wire : &pinned;
       if (method) {
-        const std::int64_t b = std::min<std::int64_t>(block, static_cast<std::int64_t>(s) / 2);
+        // Whole blocks only: the sample's size is what the object packs.
+        const std::int64_t b = std::max<std::int64_t>(
+            1, std::min<std::int64_t>(block, static_cast<std::int64_t>(s) / 2));
+        e.bytes = static_cast<std::size_t>(static_cast<std::int64_t>(s) / b * b);
         e.object = std::make_unique<GpuObject>(
-            ObjectSpec{std::max<std::int64_t>(1, b), static_cast<std::int64_t>(s), 2, 2},
-            user.data(), device);
+            ObjectSpec{b, static_cast<std::int64_t>(e.bytes), 2, 2}, user.data(), device);
       }
       out[name].push_back(sample(e, exchange_reps(s, limits)));
       advance(4 * weight_of(s), "LogGOPS " + name);
