@@ -26,21 +26,14 @@
 #include <string>
 #include <vector>
 
+#include "../common/cuda_check.hpp"
 #include "../common/mpi_name.hpp"
+#include "../common/stats_diff.hpp"
 #include "strider/strider.h"
 
 namespace {
 
 using strider::bench::kMpiName;
-
-#define CHECK(call)                                                                                \
-  do {                                                                                             \
-    const cudaError_t rc_ = (call);                                                                \
-    if (rc_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 constexpr std::int64_t kStride = 512;  // TEMPI's 2D objects: blocks 512 bytes apart
 constexpr std::int64_t kGuard = 4096;  // bytes past each object that must stay untouched
@@ -253,14 +246,14 @@ Machine measure_machine(const cudaDeviceProp& prop, bool quick) {
   const std::int64_t bytes = std::int64_t{1} << 30;
   unsigned char *a = nullptr, *b = nullptr;
   unsigned* sink = nullptr;
-  CHECK(cudaMalloc(&a, bytes));
-  CHECK(cudaMalloc(&b, bytes));
-  CHECK(cudaMalloc(&sink, sizeof(unsigned)));
-  CHECK(cudaMemset(a, 1, bytes));
+  CUDA_CHECK(cudaMalloc(&a, bytes));
+  CUDA_CHECK(cudaMalloc(&b, bytes));
+  CUDA_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+  CUDA_CHECK(cudaMemset(a, 1, bytes));
   const double copy = median_of(
       [&] {
-        CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
-        CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice));
+        CUDA_CHECK(cudaDeviceSynchronize());
       },
       quick ? 3 : 10);
   m.copy_bw = 2.0 * static_cast<double>(bytes) / (copy * 1e-6);
@@ -268,8 +261,8 @@ Machine measure_machine(const cudaDeviceProp& prop, bool quick) {
   const double touch = median_of(
       [&] {
         read_lines<<<prop.multiProcessorCount * 8, 256>>>(a, lines, sink);
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
       },
       quick ? 3 : 10);
   m.lines_measured = static_cast<double>(lines) / (touch * 1e-6);
@@ -278,25 +271,25 @@ Machine measure_machine(const cudaDeviceProp& prop, bool quick) {
   m.launch_us = median_of(
       [&] {
         empty_kernel<<<1, 32>>>();
-        CHECK(cudaGetLastError());
-        CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
       },
       quick ? 20 : 200);
   // The bus every method on a CUDA-unaware MPI crosses twice (sender's D2H, receiver's H2D):
   // not in the pack floors, which are device-memory figures.
   const std::int64_t bus_bytes = std::int64_t{64} << 20;
   void* pinned = nullptr;
-  CHECK(cudaMallocHost(&pinned, bus_bytes));
+  CUDA_CHECK(cudaMallocHost(&pinned, bus_bytes));
   const double d2h = median_of(
-      [&] { CHECK(cudaMemcpy(pinned, a, bus_bytes, cudaMemcpyDeviceToHost)); }, quick ? 3 : 10);
+      [&] { CUDA_CHECK(cudaMemcpy(pinned, a, bus_bytes, cudaMemcpyDeviceToHost)); }, quick ? 3 : 10);
   const double h2d = median_of(
-      [&] { CHECK(cudaMemcpy(a, pinned, bus_bytes, cudaMemcpyHostToDevice)); }, quick ? 3 : 10);
+      [&] { CUDA_CHECK(cudaMemcpy(a, pinned, bus_bytes, cudaMemcpyHostToDevice)); }, quick ? 3 : 10);
   m.d2h_bw = static_cast<double>(bus_bytes) / (d2h * 1e-6);
   m.h2d_bw = static_cast<double>(bus_bytes) / (h2d * 1e-6);
-  CHECK(cudaFreeHost(pinned));
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
-  CHECK(cudaFree(sink));
+  CUDA_CHECK(cudaFreeHost(pinned));
+  CUDA_CHECK(cudaFree(a));
+  CUDA_CHECK(cudaFree(b));
+  CUDA_CHECK(cudaFree(sink));
   return m;
 }
 
@@ -381,19 +374,19 @@ Transport by_hand(const Buffers& b, const Layout& l, int peer) {
   const auto block = static_cast<std::size_t>(l.block), stride = static_cast<std::size_t>(l.stride);
   const auto rows = static_cast<std::size_t>(l.count), bytes = block * rows;
   t.send = [&b, block, stride, rows, bytes, peer] {
-    CHECK(cudaMemcpy2DAsync(b.packed, block, b.send_obj, stride, block, rows,
+    CUDA_CHECK(cudaMemcpy2DAsync(b.packed, block, b.send_obj, stride, block, rows,
                             cudaMemcpyDeviceToDevice, b.stream));
-    CHECK(cudaMemcpyAsync(b.host_send, b.packed, bytes, cudaMemcpyDeviceToHost, b.stream));
-    CHECK(cudaStreamSynchronize(b.stream));
+    CUDA_CHECK(cudaMemcpyAsync(b.host_send, b.packed, bytes, cudaMemcpyDeviceToHost, b.stream));
+    CUDA_CHECK(cudaStreamSynchronize(b.stream));
     MPI_Send(b.host_send, static_cast<int>(bytes), MPI_BYTE, peer, kTag, MPI_COMM_WORLD);
   };
   t.recv = [&b, block, stride, rows, bytes, peer] {
     MPI_Recv(b.host_recv, static_cast<int>(bytes), MPI_BYTE, peer, kTag, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
-    CHECK(cudaMemcpyAsync(b.packed, b.host_recv, bytes, cudaMemcpyHostToDevice, b.stream));
-    CHECK(cudaMemcpy2DAsync(b.recv_obj, stride, b.packed, block, block, rows,
+    CUDA_CHECK(cudaMemcpyAsync(b.packed, b.host_recv, bytes, cudaMemcpyHostToDevice, b.stream));
+    CUDA_CHECK(cudaMemcpy2DAsync(b.recv_obj, stride, b.packed, block, block, rows,
                             cudaMemcpyDeviceToDevice, b.stream));
-    CHECK(cudaStreamSynchronize(b.stream));
+    CUDA_CHECK(cudaStreamSynchronize(b.stream));
   };
   return t;
 }
@@ -417,10 +410,10 @@ void prepare(const Transport& t, const Buffers& b, std::uint64_t data_seed, std:
   if (t.on_device) {
     fill_layout<<<b.grid, 256>>>(t.send_buf, l.checked(), l.count, l.block, l.stride, data_seed,
                                  gap_seed);
-    CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaGetLastError());
     fill_layout<<<b.grid, 256>>>(t.recv_buf, l.checked(), 0, l.block, l.stride, 0, poison_seed);
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
   } else {
     for (std::int64_t j = 0; j < l.checked(); ++j) {
       t.send_buf[j] = layout_byte(j, l.count, l.block, l.stride, data_seed, gap_seed);
@@ -442,39 +435,19 @@ long long count_wrong(const Transport& t, const Buffers& b, std::uint64_t data_s
     return bad;
   }
   unsigned long long bad = 0;
-  CHECK(cudaMemset(b.bad, 0, sizeof bad));
+  CUDA_CHECK(cudaMemset(b.bad, 0, sizeof bad));
   check_layout<<<b.grid, 256>>>(t.recv_buf, l.checked(), l.count, l.block, l.stride, data_seed,
                                 poison_seed, b.bad);
-  CHECK(cudaGetLastError());
-  CHECK(cudaMemcpy(&bad, b.bad, sizeof bad, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaMemcpy(&bad, b.bad, sizeof bad, cudaMemcpyDeviceToHost));
   return static_cast<long long>(bad);
 }
 
 using GetStats = int (*)(strider_stats*);
 using SetMethod = int (*)(const char*);
 
-// strider_get_stats() into a struct with room to spare, in case the library's is newer.
-struct StatsBox {
-  strider_stats s{};
-  unsigned char spare[512] = {};
-};
-
-// What Strider did between two snapshots: the transfer methods whose counters moved, then
-// "forwarded" if sends or receives went to the MPI unchanged; "none" if nothing moved.
-std::string methods_between(const strider_stats& a, const strider_stats& z) {
-  std::string ran;
-  auto add = [&ran](std::uint64_t before, std::uint64_t after, const char* name) {
-    if (after == before) return;
-    if (!ran.empty()) ran += '+';
-    ran += name;
-  };
-  add(a.transfers_device, z.transfers_device, "device");
-  add(a.transfers_oneshot, z.transfers_oneshot, "oneshot");
-  add(a.transfers_staged, z.transfers_staged, "staged");
-  add(a.transfers_host, z.transfers_host, "host");
-  add(a.sends_forwarded + a.recvs_forwarded, z.sends_forwarded + z.recvs_forwarded, "forwarded");
-  return ran.empty() ? "none" : ran;
-}
+using strider::bench::methods_between;
+using strider::bench::StatsBox;
 
 struct Measured {
   double median = 0, p10 = 0, p90 = 0;  // half round trip, us (rank 0)
@@ -563,7 +536,7 @@ std::string placement(int rank, int device) {
   int len = 0;
   MPI_Get_processor_name(mine, &len);
   char bus[32] = {};
-  CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
+  CUDA_CHECK(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
   const std::size_t at = std::strlen(mine);
   std::snprintf(mine + at, sizeof mine - at, "/%s", bus);
   MPI_Gather(mine, static_cast<int>(sizeof mine), MPI_CHAR, both, static_cast<int>(sizeof mine),
@@ -607,8 +580,8 @@ int main(int argc, char** argv) {
     return 0;
   }
   const int device = local_rank % ndev;
-  CHECK(cudaSetDevice(device));
-  CHECK(cudaFree(nullptr));
+  CUDA_CHECK(cudaSetDevice(device));
+  CUDA_CHECK(cudaFree(nullptr));
   const std::string where = placement(rank, device);
 
   // Strider present (both ranks alike)? Without strider_set_method there is no point-to-point
@@ -619,7 +592,7 @@ int main(int argc, char** argv) {
   MPI_Allreduce(MPI_IN_PLACE, &with_strider, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, device));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   // The floors' machine numbers, measured on rank 0's GPU while rank 1 waits.
   Machine machine;
   if (rank == 0) machine = measure_machine(prop, opt.quick);
@@ -672,15 +645,15 @@ int main(int argc, char** argv) {
   }
   Buffers buf;
   buf.grid = prop.multiProcessorCount * 8;
-  CHECK(cudaMalloc(&buf.send_obj, capacity + kGuard));
-  CHECK(cudaMalloc(&buf.recv_obj, capacity + kGuard));
-  CHECK(cudaMalloc(&buf.packed, largest));
-  CHECK(cudaMalloc(&buf.bad, sizeof(unsigned long long)));
-  CHECK(cudaMallocHost(&buf.host_send, largest + kGuard));
-  CHECK(cudaMallocHost(&buf.host_recv, largest + kGuard));
+  CUDA_CHECK(cudaMalloc(&buf.send_obj, capacity + kGuard));
+  CUDA_CHECK(cudaMalloc(&buf.recv_obj, capacity + kGuard));
+  CUDA_CHECK(cudaMalloc(&buf.packed, largest));
+  CUDA_CHECK(cudaMalloc(&buf.bad, sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMallocHost(&buf.host_send, largest + kGuard));
+  CUDA_CHECK(cudaMallocHost(&buf.host_recv, largest + kGuard));
   buf.pageable_send = static_cast<unsigned char*>(std::malloc(kPageableBytes + kGuard));
   buf.pageable_recv = static_cast<unsigned char*>(std::malloc(kPageableBytes + kGuard));
-  CHECK(cudaStreamCreateWithFlags(&buf.stream, cudaStreamNonBlocking));
+  CUDA_CHECK(cudaStreamCreateWithFlags(&buf.stream, cudaStreamNonBlocking));
 
   const int peer = 1 - rank;
   std::uint64_t case_id = 0;
@@ -771,13 +744,13 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(case_id), (now_us() - start) * 1e-6, failed_cases,
                 opt.out.c_str());
   }
-  CHECK(cudaStreamDestroy(buf.stream));
-  CHECK(cudaFreeHost(buf.host_send));
-  CHECK(cudaFreeHost(buf.host_recv));
-  CHECK(cudaFree(buf.bad));
-  CHECK(cudaFree(buf.packed));
-  CHECK(cudaFree(buf.recv_obj));
-  CHECK(cudaFree(buf.send_obj));
+  CUDA_CHECK(cudaStreamDestroy(buf.stream));
+  CUDA_CHECK(cudaFreeHost(buf.host_send));
+  CUDA_CHECK(cudaFreeHost(buf.host_recv));
+  CUDA_CHECK(cudaFree(buf.bad));
+  CUDA_CHECK(cudaFree(buf.packed));
+  CUDA_CHECK(cudaFree(buf.recv_obj));
+  CUDA_CHECK(cudaFree(buf.send_obj));
   MPI_Finalize();
   return failed_cases != 0 ? 1 : 0;
 }

@@ -7,6 +7,7 @@
 //   miss: the work behind a memo miss, model::predict + model::choose, no memo.
 // Time: steady_clock around batches of 1000 calls; median, p10 and p90 of ns per call over the
 // batches, after warm-up.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -35,34 +36,22 @@ struct Options {
   std::string out;   // empty: no CSV
 };
 
-void usage(const char* argv0) {
-  std::printf(
-      "usage: %s [--perf FILE] [--out CSV]\n"
-      "Per-call cost of Strider's transfer-method selection on this CPU: object_shape +\n"
-      "Selector::choose on a memo hit (64 distinct objects cycled), and predict + choose (what a\n"
-      "memo miss adds). Median, p10, p90 of ns per call over %d batches of %d calls.\n"
-      "  --perf FILE  the perf file to load (strider-measure's JSON); default: built-in defaults\n"
-      "  --out CSV    also write the figures as CSV\n"
-      "Exit status: 0 done; 2 a usage error or an unusable --perf file.\n",
-      argv0, kBatches, kCallsPerBatch);
-}
-
 // 0: run; 1: --help printed; 2: usage error printed.
 int parse_args(int argc, char** argv, Options& opt) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--help" || a == "-h") {
-      usage(argv[0]);
-      return 1;
-    } else if (a == "--perf" && has_value) {
-      opt.perf = argv[++i];
-    } else if (a == "--out" && has_value) {
-      opt.out = argv[++i];
-    } else {
-      std::fprintf(stderr, "unknown or incomplete argument '%s' (see --help)\n", argv[i]);
-      return 2;
-    }
+  CLI::App app{
+      "Per-call cost of Strider's transfer-method selection on this CPU: object_shape +\n"
+      "Selector::choose on a memo hit (64 distinct objects cycled, both sides), and predict +\n"
+      "choose (what a memo miss adds). Median, p10, p90 of ns per call over " +
+          std::to_string(kBatches) + " batches of " + std::to_string(kCallsPerBatch) +
+          " calls.\nExit status: 0 done; 2 a usage error or an unusable --perf file.",
+      "strider_bench_select"};
+  app.add_option("--perf", opt.perf,
+                 "the perf file to load (strider-measure's JSON); default: built-in defaults");
+  app.add_option("--out", opt.out, "also write the figures as CSV");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 1 : 2;
   }
   return 0;
 }

@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,21 +35,14 @@
 #include <string>
 #include <vector>
 
+#include "../common/cuda_check.hpp"
 #include "../common/mpi_name.hpp"
+#include "../common/stats_diff.hpp"
 #include "strider/strider.h"
 
 namespace {
 
 using strider::bench::kMpiName;
-
-#define CUDA_CHECK(call)                                                                           \
-  do {                                                                                             \
-    const cudaError_t rc_ = (call);                                                                \
-    if (rc_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(rc_)); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                                \
-    }                                                                                              \
-  } while (0)
 
 // MPI's default handler already aborts on errors; this also covers a communicator or an MPI
 // configured to return them.
@@ -84,71 +78,37 @@ struct Options {
   int warmup = 0;
 };
 
-void usage(const char* argv0) {
-  std::printf(
-      "usage: %s [--quick] [--iters N] [--budget-ms MS] [--out DIR]\n"
-      "Two ranks (mpirun -n 2), one GPU each (local rank %% GPUs), run with\n"
+// 0: run; 1: --help printed; 2: usage error printed.
+int parse_args(int argc, char** argv, Options& opt) {
+  CLI::App app{
+      "Two ranks (mpirun -n 2), one GPU each (local rank % GPUs), run with\n"
       "LD_PRELOAD=libstrider.so (and STRIDER_PERF_FILE=perf.json from strider-measure).\n"
       "Ping-pongs a held-back grid of GPU objects the measurement did not sample (blocks 3-6144 B\n"
       "off the powers of two, sizes off the x4 grid, stride ratios 3 and 5, 2D and 3D, a few\n"
       "irregular MPI_Type_indexed objects) under each fixed method and under auto, verifies the\n"
       "data, and compares the times with strider_predict.\n"
-      "  --quick        5 cases; at most 10 round trips, 20 ms per method and case\n"
-      "  --iters N      at most N timed round trips per method and case\n"
-      "                 (default 100; --quick: 10)\n"
-      "  --budget-ms MS size a method's timed round trips to about MS ms, but never below\n"
-      "                 min(N, 10) (default 200; --quick: 20)\n"
-      "  --out DIR      where validation.csv and validation_summary.txt go (default .), written\n"
-      "                 by rank 0; created if missing\n"
       "Exit status: 0 done, data verified; 1 wrong data or a CUDA/MPI error; 2 a usage or\n"
       "environment error (bad option, not 2 ranks, no GPU, Strider not preloaded, DIR not\n"
-      "writable).\n",
-      argv0);
-}
-
-// Parses a number > 0 (at most `max`) into `out`.
-bool parse_positive(const char* text, double max, double& out) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0) || v > max) return false;
-  out = v;
-  return true;
-}
-
-// 0: run; 1: --help printed; 2: usage error printed.
-int parse_args(int argc, char** argv, Options& opt) {
-  bool iters_set = false, budget_set = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--help" || a == "-h") {
-      usage(argv[0]);
-      return 1;
-    } else if (a == "--quick") {
-      opt.quick = true;
-    } else if (a == "--out" && has_value) {
-      opt.out_dir = argv[++i];
-    } else if (a == "--iters" && has_value) {
-      double v = 0;
-      if (!parse_positive(argv[++i], 1e8, v) || v != std::floor(v)) {
-        std::fprintf(stderr, "--iters wants a whole number from 1 to 1e8, not '%s'\n", argv[i]);
-        return 2;
-      }
-      opt.iters = static_cast<int>(v);
-      iters_set = true;
-    } else if (a == "--budget-ms" && has_value) {
-      if (!parse_positive(argv[++i], 1e7, opt.budget_ms)) {
-        std::fprintf(stderr, "--budget-ms wants a number > 0, not '%s'\n", argv[i]);
-        return 2;
-      }
-      budget_set = true;
-    } else {
-      std::fprintf(stderr, "unknown or incomplete argument '%s' (see --help)\n", argv[i]);
-      return 2;
-    }
+      "writable).",
+      "strider_bench_validate"};
+  app.add_flag("--quick", opt.quick, "5 cases; at most 10 round trips, 20 ms per method and case");
+  app.add_option("--iters", opt.iters,
+                 "at most N timed round trips per method and case (default 100; --quick: 10)")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--budget-ms", opt.budget_ms,
+                 "size a method's timed round trips to about MS ms, but never below min(N, 10) "
+                 "(default 200; --quick: 20)")
+      ->check(CLI::Range(1e-3, 1e7));
+  app.add_option("--out", opt.out_dir,
+                 "where validation.csv and validation_summary.txt go (default .), written by "
+                 "rank 0; created if missing");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 1 : 2;
   }
-  if (!iters_set) opt.iters = opt.quick ? 10 : 100;
-  if (!budget_set) opt.budget_ms = opt.quick ? 20 : 200;
+  if (opt.iters == 0) opt.iters = opt.quick ? 10 : 100;
+  if (opt.budget_ms == 0) opt.budget_ms = opt.quick ? 20 : 200;
   opt.min_iters = std::min(opt.iters, 10);
   opt.warmup = opt.quick ? 2 : 3;
   return 0;
@@ -447,27 +407,8 @@ void round_trip(int rank, const Built& b, const Buffers& buf) {
   }
 }
 
-// strider_get_stats() into a struct with room to spare, in case the library's is newer.
-struct StatsBox {
-  strider_stats s{};
-  unsigned char spare[512] = {};
-};
-
-// The transfer methods whose counters moved between two snapshots ("a+b"), or "none".
-std::string methods_between(const strider_stats& a, const strider_stats& z) {
-  std::string ran;
-  auto add = [&ran](std::uint64_t before, std::uint64_t after, const char* name) {
-    if (after == before) return;
-    if (!ran.empty()) ran += '+';
-    ran += name;
-  };
-  add(a.transfers_oneshot, z.transfers_oneshot, "oneshot");
-  add(a.transfers_staged, z.transfers_staged, "staged");
-  add(a.transfers_device, z.transfers_device, "device");
-  add(a.transfers_host, z.transfers_host, "host");
-  add(a.sends_forwarded + a.recvs_forwarded, z.sends_forwarded + z.recvs_forwarded, "forwarded");
-  return ran.empty() ? "none" : ran;
-}
+using strider::bench::methods_between;
+using strider::bench::StatsBox;
 
 struct Series {
   const char* method = "";

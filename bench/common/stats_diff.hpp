@@ -1,0 +1,34 @@
+// What Strider did between two strider_get_stats() snapshots, for the GPU benchmarks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "strider/strider.h"
+
+namespace strider::bench {
+
+// strider_get_stats() into a struct with room to spare, in case the library's is newer.
+struct StatsBox {
+  strider_stats s{};
+  unsigned char spare[512] = {};
+};
+
+// The transfer methods whose counters moved between two snapshots ("a+b"), then "forwarded" if
+// sends or receives went to the MPI unchanged; "none" if nothing moved.
+inline std::string methods_between(const strider_stats& a, const strider_stats& z) {
+  std::string ran;
+  auto add = [&ran](std::uint64_t before, std::uint64_t after, const char* name) {
+    if (after == before) return;
+    if (!ran.empty()) ran += '+';
+    ran += name;
+  };
+  add(a.transfers_device, z.transfers_device, "device");
+  add(a.transfers_oneshot, z.transfers_oneshot, "oneshot");
+  add(a.transfers_staged, z.transfers_staged, "staged");
+  add(a.transfers_host, z.transfers_host, "host");
+  add(a.sends_forwarded + a.recvs_forwarded, z.sends_forwarded + z.recvs_forwarded, "forwarded");
+  return ran.empty() ? "none" : ran;
+}
+
+}  // namespace strider::bench
