@@ -14,12 +14,14 @@
 #include "transport/cuda_aware.hpp"
 #include "transport/perf_model.hpp"
 #include "transport/placement.hpp"
+#include "transport/wire_view.hpp"
 
 namespace strider::interpose {
 namespace {
 
 using transport::Method;
 using transport::WireMemory;
+using transport::wire_view;
 
 bool contiguous(const Object& o) {
   const plan::Plan& p = *o.plan;
@@ -57,29 +59,6 @@ WireMemory memory_for(Method m) {
       break;
   }
   return WireMemory::Host;
-}
-
-// How the engines see a wire buffer. Pinned memory is mapped (unified addressing: the device
-// uses the host address); for the staged method it is presented as not device-visible, so the
-// GPU engine packs into scratch and makes one DMA copy instead of writing it from the kernel.
-runtime::BufferView wire_view(const transport::WireBuffer& w, Method m) {
-  runtime::BufferView v;
-  v.host = w.data();
-  switch (w.memory) {
-    case WireMemory::Host:
-      break;
-    case WireMemory::Pinned:
-      v.info = {runtime::MemoryKind::PinnedHost, -1, w.data()};
-      v.device = w.data();
-      v.device_visible = m != Method::Staged;
-      break;
-    case WireMemory::Device:
-      v.info = {runtime::MemoryKind::Device, w.device, w.data()};
-      v.device = w.data();
-      v.device_visible = true;
-      break;
-  }
-  return v;
 }
 
 // Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then

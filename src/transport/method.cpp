@@ -26,9 +26,7 @@ const char* to_string(Method method) {
   return "?";
 }
 
-namespace {
-
-Method from_model(model::Transfer t) {
+Method method_of(model::Transfer t) {
   switch (t) {
     case model::Transfer::OneShot:
       return Method::OneShot;
@@ -40,15 +38,13 @@ Method from_model(model::Transfer t) {
   return Method::Device;
 }
 
-}  // namespace
-
 Method choose_method(runtime::MethodChoice requested, bool mpi_cuda_aware,
                      model::Transfer automatic) {
   using runtime::MethodChoice;
   Method m = Method::Staged;
   switch (requested) {
     case MethodChoice::Auto:
-      m = from_model(automatic);
+      m = method_of(automatic);
       break;
     case MethodChoice::Device:
       m = Method::Device;

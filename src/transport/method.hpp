@@ -19,6 +19,9 @@ enum class Method { Device, OneShot, Staged, Host };
 
 const char* to_string(Method method);
 
+// The method the performance model's transfer names.
+Method method_of(model::Transfer transfer);
+
 // Pure. `requested` is STRIDER_METHOD (or strider_set_method); `automatic` what the performance
 // model picks for this transfer, taken when auto is requested. A CUDA-unaware MPI never gets
 // device memory: device becomes staged there.

@@ -20,8 +20,7 @@ int world_rank() {
 }
 
 model::LoadedModel load() {
-  const std::string path = model::perf_file_path([](const char* n) { return std::getenv(n); });
-  model::LoadedModel loaded = model::load_model(path, runtime::machine_identity());
+  model::LoadedModel loaded = load_perf_file();
   if (loaded.warning.empty()) {
     runtime::log(runtime::LogLevel::Info, "performance model from %s (measured %s)",
                  loaded.source.c_str(), loaded.data.created.c_str());
@@ -35,6 +34,12 @@ void warn(const std::string& why) {
 }
 
 }  // namespace
+
+model::LoadedModel load_perf_file(const std::string& path) {
+  const std::string file =
+      path.empty() ? model::perf_file_path([](const char* n) { return std::getenv(n); }) : path;
+  return model::load_model(file, runtime::machine_identity());
+}
 
 model::Selector& perf_model() {
   // Leaked: p2p calls may run during static destruction of the application.

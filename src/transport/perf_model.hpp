@@ -10,4 +10,8 @@ namespace strider::transport {
 // rank 0; the other ranks log it at info level).
 model::Selector& perf_model();
 
+// Reads `path` (empty: the configured file) as the runtime does, checking it against this
+// machine's GPU where one can be identified. No logging (strider-explain shows the outcome).
+model::LoadedModel load_perf_file(const std::string& path = {});
+
 }  // namespace strider::transport

@@ -10,6 +10,7 @@
 #include "explain/prediction.hpp"
 #include "plan/plan.hpp"
 #include "transport/cuda_aware.hpp"
+#include "transport/perf_model.hpp"
 #include "typespec/type_spec.hpp"
 
 namespace {
@@ -40,7 +41,7 @@ int explain(const std::string& text, const PredictionRequest& request) {
   std::cout << "type:      " << text << "\n"
             << strider::plan::describe(*plan, &explanation) << "\n";
   if (request.wanted && plan->supported) {
-    static const auto loaded = strider::explain::load_for_explain(request.perf_file);
+    static const auto loaded = strider::transport::load_perf_file(request.perf_file);
     std::cout << strider::explain::describe_prediction(loaded, *plan, request.count, request.peer,
                                                        strider::transport::mpi_cuda_aware())
               << "\n";

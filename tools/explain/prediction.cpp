@@ -1,20 +1,10 @@
 #include "explain/prediction.hpp"
 
 #include <cstdio>
-#include <cstdlib>
 
 #include "model/cost_model.hpp"
-#include "model/perf_json.hpp"
-#include "runtime/machine_identity.hpp"
 
 namespace strider::explain {
-
-model::LoadedModel load_for_explain(const std::string& path) {
-  const std::string file =
-      path.empty() ? model::perf_file_path([](const char* n) { return std::getenv(n); }) : path;
-  // Identity is checked only where a GPU can be identified (the runtime does the same).
-  return model::load_model(file, runtime::machine_identity());
-}
 
 std::string describe_prediction(const model::LoadedModel& loaded, const plan::Plan& plan,
                                 long long count, model::Placement peer, bool aware) {

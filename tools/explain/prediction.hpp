@@ -2,7 +2,6 @@
 // for an object, and what auto picks on each side.
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "model/perf_data.hpp"
@@ -10,9 +9,6 @@
 #include "plan/plan.hpp"
 
 namespace strider::explain {
-
-// The perf file to use: `path` if given, else the runtime's ($STRIDER_PERF_FILE or the cache).
-model::LoadedModel load_for_explain(const std::string& path);
 
 std::string describe_prediction(const model::LoadedModel& model, const plan::Plan& plan,
                                 long long count, model::Placement peer, bool mpi_cuda_aware);

@@ -111,8 +111,6 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
   const auto blocks = model::grid::block_bytes();
   const auto objects = model::grid::object_bytes();
   const auto largest_object = static_cast<std::size_t>(objects.back());
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   Allocation user = Allocation::device(static_cast<std::size_t>(largest_extent()));
   Allocation packed_device = Allocation::device(largest_object);
   Allocation packed_mapped = Allocation::pinned(largest_object);
@@ -166,14 +164,16 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
           if (spec.extent() > static_cast<std::int64_t>(user.size())) {
             throw std::runtime_error("a measurement object exceeds its allocation");
           }
-          GpuObject object(spec, user.data(), device);
+          GpuObject object(spec, user.data());
           for (int t = 0; t < 6; ++t) {
             // As the runtime's wire buffers: device memory, or pinned memory the kernel writes
             // (one-shot) or that is reached through scratch and one copy (staged).
             const runtime::BufferView packed =
                 tables[t].target == PackTarget::Device
-                    ? device_view(packed_device.data(), device)
-                    : pinned_view(packed_mapped.data(), tables[t].target == PackTarget::Mapped);
+                    ? wire_view(model::Transfer::Device, packed_device)
+                    : wire_view(tables[t].target == PackTarget::Mapped ? model::Transfer::OneShot
+                                                                       : model::Transfer::Staged,
+                                packed_mapped);
             const bool is_pack = tables[t].direction == Direction::Pack;
             tables[t].seconds.values[cell] = repeat_median(
                 [&] {

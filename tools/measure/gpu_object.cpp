@@ -9,6 +9,7 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "model/grid.hpp"
+#include "transport/wire_view.hpp"
 
 namespace strider::measure {
 
@@ -71,7 +72,7 @@ std::int64_t ObjectSpec::extent() const {
   return (blocks / inner - 1) * 2 * inner * stride + (inner - 1) * stride + block;
 }
 
-GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base, int device) : spec_(spec) {
+GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base) : spec_(spec) {
   const std::int64_t blocks = spec.bytes / spec.block;
   const std::int64_t stride = stride_of(spec);
   if (spec.irregular) {
@@ -97,7 +98,7 @@ GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base, int device) : spec
   check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
   plan_ = plan::build_plan(type_);
   if (!plan_->supported) throw std::runtime_error("no plan for a measurement type: " + plan_->reason);
-  view_ = device_view(base, device);
+  view_ = runtime::view_buffer(base, 0);  // classified as the runtime classifies user buffers
 }
 
 GpuObject::~GpuObject() {
@@ -145,24 +146,6 @@ Allocation::~Allocation() {
   }
 }
 
-runtime::BufferView device_view(std::byte* p, int device) {
-  runtime::BufferView v;
-  v.host = p;
-  v.device = p;
-  v.device_visible = true;
-  v.info = {runtime::MemoryKind::Device, device, p};
-  return v;
-}
-
-runtime::BufferView pinned_view(std::byte* p, bool kernel_visible) {
-  runtime::BufferView v;
-  v.host = p;
-  v.device = p;  // unified addressing: mapped pinned memory has the same address on the device
-  v.device_visible = kernel_visible;
-  v.info = {runtime::MemoryKind::PinnedHost, -1, p};
-  return v;
-}
-
 void pack(const GpuObject& object, const runtime::BufferView& packed) {
   std::string error;
   if (engine::cuda::pack(object.plan(), 1, object.view(), packed, error) !=
@@ -180,8 +163,9 @@ void unpack(const GpuObject& object, const runtime::BufferView& packed) {
 }
 
 runtime::BufferView wire_view(model::Transfer method, const Allocation& wire) {
-  if (method == model::Transfer::Device) return device_view(wire.data(), wire.device());
-  return pinned_view(wire.data(), method == model::Transfer::OneShot);
+  return transport::wire_view(
+      wire.on_device() ? transport::WireMemory::Device : transport::WireMemory::Pinned,
+      wire.data(), wire.device(), transport::method_of(method));
 }
 
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {

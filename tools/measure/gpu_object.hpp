@@ -40,7 +40,7 @@ BlockList block_list(const ObjectSpec& spec);
 class GpuObject {
  public:
   // The object at `base` (device memory of at least spec.extent() bytes).
-  GpuObject(const ObjectSpec& spec, std::byte* base, int device);
+  GpuObject(const ObjectSpec& spec, std::byte* base);
   ~GpuObject();
   GpuObject(const GpuObject&) = delete;
   GpuObject& operator=(const GpuObject&) = delete;
@@ -76,16 +76,12 @@ class Allocation {
   int device_ = -1;  // -1: pinned host
 };
 
-// How the GPU engine sees a buffer: device memory, or pinned memory written by kernels
-// (one-shot, `kernel_visible`) or through scratch and one copy (staged).
-runtime::BufferView device_view(std::byte* p, int device);
-runtime::BufferView pinned_view(std::byte* p, bool kernel_visible);
-
 // Packs or unpacks the object through the engine; throws on failure. Synchronous.
 void pack(const GpuObject& object, const runtime::BufferView& packed);
 void unpack(const GpuObject& object, const runtime::BufferView& packed);
 
-// The packed-buffer view of a transfer method's wire buffer (device for Device, else pinned).
+// A transfer method's wire buffer as the runtime presents it to the GPU engine
+// (transport::wire_view): `wire` must be device memory for Device, pinned otherwise.
 runtime::BufferView wire_view(model::Transfer method, const Allocation& wire);
 
 // Fills device memory with pseudo-random bytes (the timings run on random data).

@@ -1,6 +1,5 @@
 #include "measure/transfer_measure.hpp"
 
-#include <cuda_runtime.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -47,9 +46,9 @@ double median_on_rank0(std::vector<double> samples, bool measured_here) {
   return m;
 }
 
-// One method's message: a GPU object (absent for "host") and its wire buffer.
+// One method's message: a GPU object (absent for a contiguous buffer) and its wire buffer.
 struct Endpoint {
-  std::optional<model::Transfer> method;  // none: a contiguous pinned buffer, nothing packed
+  std::optional<model::Transfer> method;  // none: `wire` is the message, nothing packed
   std::unique_ptr<GpuObject> object;
   const Allocation* wire = nullptr;
   std::size_t bytes = 0;
@@ -64,14 +63,12 @@ struct Endpoint {
   }
 };
 
-model::LogGopsSample sample(const Endpoint& e, int reps) {
-  model::LogGopsSample s;
-  s.bytes = static_cast<double>(e.bytes);
+// Half round trips of `e`'s message after `warmup` untimed ones: rank 0 sends first, and its
+// times are the ones reported.
+std::vector<double> half_round_trips(const Endpoint& e, int warmup, int reps) {
   const bool zero = rank() == 0;
-  constexpr int kWarmup = 2;
   std::vector<double> times;
-  // Ping-pong: half round trips timed on rank 0.
-  for (int i = 0; i < kWarmup + reps; ++i) {
+  for (int i = 0; i < warmup + reps; ++i) {
     const double t = seconds_of([&] {
       if (zero) {
         e.send_message(kData);
@@ -81,8 +78,17 @@ model::LogGopsSample sample(const Endpoint& e, int reps) {
         e.send_message(kData);
       }
     });
-    if (i >= kWarmup) times.push_back(t / 2);
+    if (i >= warmup) times.push_back(t / 2);
   }
+  return times;
+}
+
+model::LogGopsSample sample(const Endpoint& e, int reps) {
+  model::LogGopsSample s;
+  s.bytes = static_cast<double>(e.bytes);
+  const bool zero = rank() == 0;
+  constexpr int kWarmup = 2;
+  std::vector<double> times = half_round_trips(e, kWarmup, reps);
   s.pingpong = median_on_rank0(times, zero);
   // Send overhead: what keeps rank 0 busy before it could compute again: the pack and posting
   // the send (once rank 1's receive is posted); the wait for its completion is not counted.
@@ -180,25 +186,12 @@ model::Table1D measure_pingpong(bool device, const RepeatLimits& limits, const A
   Allocation buffer = device ? Allocation::device(largest) : Allocation::pinned(largest);
   if (device) fill_random(buffer.data(), largest, 4);
   model::Table1D table;
-  const bool zero = rank() == 0;
   for (double s : sizes) {
-    const auto bytes = static_cast<std::size_t>(s);
-    const int reps = exchange_reps(s, limits);
-    std::vector<double> times;
-    for (int i = 0; i < limits.warmup + reps; ++i) {
-      const double t = seconds_of([&] {
-        if (zero) {
-          send(buffer.data(), bytes, kData);
-          recv(buffer.data(), bytes, kData);
-        } else {
-          recv(buffer.data(), bytes, kData);
-          send(buffer.data(), bytes, kData);
-        }
-      });
-      if (i >= limits.warmup) times.push_back(t / 2);
-    }
+    Endpoint e;
+    e.wire = &buffer;
+    e.bytes = static_cast<std::size_t>(s);
     table.x.push_back(s);
-    table.y.push_back(median(times));
+    table.y.push_back(median(half_round_trips(e, limits.warmup, exchange_reps(s, limits))));
     advance(weight_of(s), device ? "device ping-pong" : "host ping-pong");
   }
   return table;
@@ -214,8 +207,6 @@ std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
     bool with_device, std::int64_t block, const RepeatLimits& limits, const Advance& advance) {
   const auto sizes = model::grid::object_bytes();
   const auto largest = static_cast<std::size_t>(sizes.back());
-  int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   Allocation pinned = Allocation::pinned(largest);
   std::optional<Allocation> device_wire;
   if (with_device) device_wire = Allocation::device(largest);
@@ -240,7 +231,7 @@ std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
             1, std::min<std::int64_t>(block, static_cast<std::int64_t>(s) / 2));
         e.bytes = static_cast<std::size_t>(static_cast<std::int64_t>(s) / b * b);
         e.object = std::make_unique<GpuObject>(
-            ObjectSpec{b, static_cast<std::int64_t>(e.bytes), 2, 2}, user.data(), device);
+            ObjectSpec{b, static_cast<std::int64_t>(e.bytes), 2, 2}, user.data());
       }
       out[name].push_back(sample(e, exchange_reps(s, limits)));
       advance(4 * weight_of(s), "LogGOPS " + name);
