@@ -33,6 +33,7 @@ namespace {
 
 struct Options {
   bool quick = false;
+  bool tempi = false;  // time as TEMPI's bench-mpi-pack: MPI_Wtime per call, trimean of 500
   std::string out = "pack.csv";
   std::string filter;
 };
@@ -57,6 +58,13 @@ double median_us(const std::function<void()>& f, int min_reps, double budget_us)
   }
   std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
   return t[t.size() / 2];
+}
+
+// TEMPI's statistic: (Q1 + 2 Q2 + Q3) / 4.
+double trimean(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  const auto q = [&](double f) { return t[static_cast<std::size_t>(f * (t.size() - 1))]; };
+  return (q(0.25) + 2 * q(0.5) + q(0.75)) / 4;
 }
 
 // One case: the blocks of the object (byte offsets from the origin, in packed order, all of
@@ -231,7 +239,7 @@ std::vector<Case> cases(bool quick) {
   std::vector<Case> out;
   const std::int64_t stride = 512;
   const std::int64_t blocks_2d[] = {1, 2, 4, 8, 32, 64, 128, 256, 512};
-  const std::int64_t sizes[] = {1024, 1 << 20, 4 << 20};
+  const std::int64_t sizes[] = {1024, 64 << 10, 1 << 20, 4 << 20};
   for (std::int64_t total : sizes) {
     for (std::int64_t b : blocks_2d) {
       for (int count : {1, 2}) {
@@ -272,6 +280,25 @@ std::vector<Case> cases(bool quick) {
         }
       }
     }
+  }
+  // Contiguous objects: their floor is a cudaMemcpyAsync + sync of the same bytes.
+  for (std::int64_t total : sizes) {
+    Case c;
+    c.name = "contig_" + (total >= (1 << 20) ? std::to_string(total >> 20) + "MiB"
+                                             : std::to_string(total >> 10) + "KiB");
+    c.construction = "contiguous";
+    c.block = total;
+    c.stride = total;
+    c.blocks.push_back(0);
+    c.extent = total;
+    c.rows = 1;
+    c.planes = 1;
+    c.make = [total] {
+      MPI_Datatype t;
+      MPI_Type_contiguous(static_cast<int>(total), MPI_BYTE, &t);
+      return t;
+    };
+    out.push_back(std::move(c));
   }
   // 3D: boxes of 1 MiB out of a 1024^3-byte array, and stencil faces; x fastest.
   auto box = [&](const std::string& name, std::int64_t x, std::int64_t y, std::int64_t z) {
@@ -384,6 +411,7 @@ std::vector<Case> cases(bool quick) {
 
 struct Result {
   double pack = 0, unpack = 0, per_block = 0, copy2d = 0, naive_pack = 0, naive_unpack = 0;
+  double tempi_pack = 0, tempi_unpack = 0;  // --tempi: trimean of MPI_Wtime per call
   bool per_block_scaled = false;
   bool verified = false;
 };
@@ -410,6 +438,25 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
   const int reps = opt.quick ? 5 : 30;
   const double budget = opt.quick ? 1e4 : 5e4;
   int position = 0;
+  if (opt.tempi) {
+    // As TEMPI's bench-mpi-pack: MPI_Wtime around MPI_Pack, then around MPI_Unpack.
+    constexpr int kIters = 500;
+    std::vector<double> packs, unpacks;
+    for (int i = 0; i < kIters; ++i) {
+      int at = 0;
+      const double t0 = MPI_Wtime();
+      MPI_Pack(user, c.count, type, packed, static_cast<int>(packed_bytes), &at, MPI_COMM_SELF);
+      const double t1 = MPI_Wtime();
+      at = 0;
+      MPI_Unpack(packed, static_cast<int>(packed_bytes), &at, user, c.count, type,
+                 MPI_COMM_SELF);
+      const double t2 = MPI_Wtime();
+      packs.push_back((t1 - t0) * 1e6);
+      unpacks.push_back((t2 - t1) * 1e6);
+    }
+    r.tempi_pack = trimean(packs);
+    r.tempi_unpack = trimean(unpacks);
+  }
   r.pack = median_us(
       [&] {
         position = 0;
@@ -482,8 +529,16 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
   r.per_block = t * static_cast<double>(nblocks) / cap;
   r.per_block_scaled = cap < nblocks;
 
-  // cudaMemcpy2DAsync (one plane) or cudaMemcpy3DAsync, per element.
-  if (c.planes > 0) {
+  // cudaMemcpy2DAsync (one plane) or cudaMemcpy3DAsync, per element; for a contiguous object
+  // its floor, one cudaMemcpyAsync of the bytes.
+  if (c.construction == "contiguous") {
+    r.copy2d = median_us(
+        [&] {
+          CHECK(cudaMemcpyAsync(packed, user, packed_bytes, cudaMemcpyDeviceToDevice, 0));
+          CHECK(cudaStreamSynchronize(0));
+        },
+        reps, budget);
+  } else if (c.planes > 0) {
     r.copy2d = median_us(
         [&] {
           for (int e = 0; e < c.count; ++e) {
@@ -521,13 +576,16 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::printf(
-          "usage: %s [--quick] [--out FILE] [--filter TEXT]\n"
+          "usage: %s [--quick] [--tempi] [--out FILE] [--filter TEXT]\n"
           "Run with LD_PRELOAD=libstrider.so on a GPU machine. Times MPI_Pack/MPI_Unpack of\n"
-          "device buffers (Strider's GPU engine) against the floor and baselines; writes CSV.\n",
+          "device buffers (Strider's GPU engine) against the floor and baselines; writes CSV.\n"
+          "--tempi also times each call as TEMPI's bench-mpi-pack does (MPI_Wtime around\n"
+          "MPI_Pack, then around MPI_Unpack; trimean of 500).\n",
           argv[0]);
       return 0;
     }
     if (a == "--quick") opt.quick = true;
+    if (a == "--tempi") opt.tempi = true;
     if (a == "--out" && i + 1 < argc) opt.out = argv[++i];
     if (a == "--filter" && i + 1 < argc) opt.filter = argv[++i];
   }
@@ -556,10 +614,10 @@ int main(int argc, char** argv) {
                "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
                "strider_pack_us,strider_unpack_us,pack_vs_floor,unpack_vs_floor,"
                "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
-               "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us\n");
-  std::printf("%-22s %-9s %2s %11s %9s %9s %9s %6s %6s %11s %9s %9s\n", "case", "type", "n",
-              "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk", "2D/3D",
-              "naive");
+               "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us,tempi_pack_us,tempi_unpack_us\n");
+  std::printf("%-22s %-9s %2s %11s %9s %9s %9s %6s %6s %11s %9s %9s%s\n", "case", "type", "n",
+              "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk",
+              "2D/3D/cpy", "naive", opt.tempi ? "  tempi-pack tempi-unpack" : "");
   std::mt19937_64 rng(2026);
   for (const Case& c : cases(opt.quick)) {
     if (!opt.filter.empty() && c.name.find(opt.filter) == std::string::npos) continue;
@@ -572,7 +630,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         csv,
         "%s,%s,%s,%s,%d,%lld,%lld,%.0f,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.1f,%d,%.2f,"
-        "%.2f,%.2f,%d,%.3f,%.2f,%.2f\n",
+        "%.2f,%.2f,%d,%.3f,%.2f,%.2f,%.2f,%.2f\n",
         prop.name, date, c.name.c_str(), c.construction.c_str(), c.count,
         static_cast<long long>(c.lengths.empty() ? c.block
                                                  : c.element_bytes() /
@@ -580,12 +638,14 @@ int main(int argc, char** argv) {
         static_cast<long long>(c.stride), written, c.blocks.size() * c.count, floor_us, r.pack,
         r.unpack, r.pack / floor_us, r.unpack / floor_us, r.per_block, r.per_block_scaled ? 1 : 0,
         r.copy2d, r.naive_pack, r.naive_unpack, r.verified ? 1 : 0, m.copy_bw / 1e12,
-        m.lines_per_s / 1e9, m.launch_us);
+        m.lines_per_s / 1e9, m.launch_us, r.tempi_pack, r.tempi_unpack);
     std::fflush(csv);
-    std::printf("%-22s %-9s %2d %11.0f %9.1f %9.1f %9.1f %6.2f %6.2f %11.1f %9.1f %9.1f%s\n",
+    std::printf("%-22s %-9s %2d %11.0f %9.1f %9.1f %9.1f %6.2f %6.2f %11.1f %9.1f %9.1f",
                 c.name.c_str(), c.construction.c_str(), c.count, written, floor_us, r.pack,
                 r.unpack, r.pack / floor_us, r.unpack / floor_us, r.per_block, r.copy2d,
-                r.naive_pack, r.verified ? "" : "  WRONG");
+                r.naive_pack);
+    if (opt.tempi) std::printf("  %10.2f %12.2f", r.tempi_pack, r.tempi_unpack);
+    std::printf("%s\n", r.verified ? "" : "  WRONG");
   }
   std::fclose(csv);
   MPI_Finalize();
