@@ -5,8 +5,10 @@
 // cudaMemcpyAsync + sync of the same bytes. Median of many repetitions, random data.
 // Run with LD_PRELOAD=libstrider.so for the Strider rows (without it they time the MPI).
 //   --sched auto|spin|yield|blocking   cudaSetDeviceFlags before the context exists
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <mpi.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,6 +58,13 @@ __global__ void params_kernel(Params<Bytes> p, unsigned char* sink) {
 __global__ void gather_kernel(const unsigned char* user, unsigned char* packed, int n, int stride) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) packed[i] = user[static_cast<long>(i) * stride];
+}
+
+// The kernel itself signals completion: it writes `seq` to mapped pinned memory after a system
+// fence, and the host spins on that word instead of asking the driver.
+__global__ void flag_kernel(volatile unsigned* flag, unsigned seq) {
+  __threadfence_system();
+  *flag = seq;
 }
 
 __global__ void fill_random(unsigned char* p, long n, unsigned long long seed) {
@@ -129,102 +138,219 @@ int main(int argc, char** argv) {
   };
 
   // Launch + sync by stream kind and way of waiting.
-  add("launch+sync", "legacy stream, cudaStreamSynchronize", median_us([&] {
-        empty_kernel<<<1, 32>>>();
-        CUDA_CHECK(cudaStreamSynchronize(0));
-      }, reps));
-  add("launch+sync", "legacy stream, cudaDeviceSynchronize", median_us([&] {
-        empty_kernel<<<1, 32>>>();
-        CUDA_CHECK(cudaDeviceSynchronize());
-      }, reps));
-  add("launch+sync", "blocking stream, cudaStreamSynchronize", median_us([&] {
-        empty_kernel<<<1, 32, 0, blocking>>>();
-        CUDA_CHECK(cudaStreamSynchronize(blocking));
-      }, reps));
-  add("launch+sync", "non-blocking stream, cudaStreamSynchronize", median_us([&] {
-        empty_kernel<<<1, 32, 0, nonblocking>>>();
-        CUDA_CHECK(cudaStreamSynchronize(nonblocking));
-      }, reps));
-  add("launch+sync", "non-blocking stream, event record + cudaEventSynchronize", median_us([&] {
-        empty_kernel<<<1, 32, 0, nonblocking>>>();
-        CUDA_CHECK(cudaEventRecord(event, nonblocking));
-        CUDA_CHECK(cudaEventSynchronize(event));
-      }, reps));
-  add("launch+sync", "non-blocking stream, spin on cudaStreamQuery", median_us([&] {
-        empty_kernel<<<1, 32, 0, nonblocking>>>();
-        spin_query(nonblocking);
-      }, reps));
+  add("launch+sync", "legacy stream, cudaStreamSynchronize",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32>>>();
+            CUDA_CHECK(cudaStreamSynchronize(0));
+          },
+          reps));
+  add("launch+sync", "legacy stream, cudaDeviceSynchronize",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32>>>();
+            CUDA_CHECK(cudaDeviceSynchronize());
+          },
+          reps));
+  add("launch+sync", "blocking stream, cudaStreamSynchronize",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32, 0, blocking>>>();
+            CUDA_CHECK(cudaStreamSynchronize(blocking));
+          },
+          reps));
+  add("launch+sync", "non-blocking stream, cudaStreamSynchronize",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32, 0, nonblocking>>>();
+            CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+          },
+          reps));
+  add("launch+sync", "non-blocking stream, event record + cudaEventSynchronize",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32, 0, nonblocking>>>();
+            CUDA_CHECK(cudaEventRecord(event, nonblocking));
+            CUDA_CHECK(cudaEventSynchronize(event));
+          },
+          reps));
+  add("launch+sync", "non-blocking stream, spin on cudaStreamQuery",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32, 0, nonblocking>>>();
+            spin_query(nonblocking);
+          },
+          reps));
   add("launch+sync", "gather 1024 x 1 B kernel, non-blocking, cudaStreamSynchronize",
-      median_us([&] {
-        gather_kernel<<<4, 256, 0, nonblocking>>>(user, packed, kBlocks, kStride);
-        CUDA_CHECK(cudaStreamSynchronize(nonblocking));
-      }, reps));
+      median_us(
+          [&] {
+            gather_kernel<<<4, 256, 0, nonblocking>>>(user, packed, kBlocks, kStride);
+            CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+          },
+          reps));
   add("launch+sync", "gather 1024 x 1 B kernel, blocking, cudaStreamSynchronize",
-      median_us([&] {
-        gather_kernel<<<4, 256, 0, blocking>>>(user, packed, kBlocks, kStride);
-        CUDA_CHECK(cudaStreamSynchronize(blocking));
-      }, reps));
+      median_us(
+          [&] {
+            gather_kernel<<<4, 256, 0, blocking>>>(user, packed, kBlocks, kStride);
+            CUDA_CHECK(cudaStreamSynchronize(blocking));
+          },
+          reps));
+
+  unsigned* flag_host;
+  unsigned* flag_device;
+  CUDA_CHECK(cudaHostAlloc(&flag_host, sizeof(unsigned), cudaHostAllocMapped));
+  CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&flag_device), flag_host, 0));
+  unsigned seq = 0;
+  *flag_host = 0;
+  add("launch+sync", "non-blocking stream, kernel writes a mapped flag, host spins",
+      median_us(
+          [&] {
+            flag_kernel<<<1, 1, 0, nonblocking>>>(flag_device, ++seq);
+            while (*static_cast<volatile unsigned*>(flag_host) != seq) {
+            }
+          },
+          reps));
+  CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+  add("launch+sync", "non-blocking stream, spin on cudaEventQuery",
+      median_us(
+          [&] {
+            empty_kernel<<<1, 32, 0, nonblocking>>>();
+            CUDA_CHECK(cudaEventRecord(event, nonblocking));
+            cudaError_t rc;
+            while ((rc = cudaEventQuery(event)) == cudaErrorNotReady) {
+            }
+            CUDA_CHECK(rc);
+          },
+          reps));
 
   // CPU side of a launch (no sync inside the loop) by parameter size.
   constexpr int kLoop = 100;
   auto launches = [&](auto launch) {
-    return median_us([&] {
-      for (int i = 0; i < kLoop; ++i) launch();
-      CUDA_CHECK(cudaStreamSynchronize(nonblocking));
-    }, std::max(11, reps / 20), kLoop);
+    return median_us(
+        [&] {
+          for (int i = 0; i < kLoop; ++i) launch();
+          CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+        },
+        std::max(11, reps / 20), kLoop);
   };
   add("launch (CPU)", "empty kernel", launches([&] { empty_kernel<<<1, 32, 0, nonblocking>>>(); }));
-  add("launch (CPU)", "64 B of parameters", launches([&] {
-        params_kernel<64><<<1, 32, 0, nonblocking>>>(Params<64>{}, sink);
-      }));
-  add("launch (CPU)", "512 B of parameters", launches([&] {
-        params_kernel<512><<<1, 32, 0, nonblocking>>>(Params<512>{}, sink);
-      }));
-  add("launch (CPU)", "2 KiB of parameters", launches([&] {
-        params_kernel<2048><<<1, 32, 0, nonblocking>>>(Params<2048>{}, sink);
-      }));
-  add("launch+sync", "2 KiB of parameters, non-blocking, cudaStreamSynchronize", median_us([&] {
-        params_kernel<2048><<<1, 32, 0, nonblocking>>>(Params<2048>{}, sink);
-        CUDA_CHECK(cudaStreamSynchronize(nonblocking));
-      }, reps));
+  add("launch (CPU)", "64 B of parameters",
+      launches([&] { params_kernel<64><<<1, 32, 0, nonblocking>>>(Params<64>{}, sink); }));
+  add("launch (CPU)", "512 B of parameters",
+      launches([&] { params_kernel<512><<<1, 32, 0, nonblocking>>>(Params<512>{}, sink); }));
+  add("launch (CPU)", "2 KiB of parameters",
+      launches([&] { params_kernel<2048><<<1, 32, 0, nonblocking>>>(Params<2048>{}, sink); }));
+  add("launch+sync", "2 KiB of parameters, non-blocking, cudaStreamSynchronize",
+      median_us(
+          [&] {
+            params_kernel<2048><<<1, 32, 0, nonblocking>>>(Params<2048>{}, sink);
+            CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+          },
+          reps));
 
   // Host-side bookkeeping a call may do.
   cudaPointerAttributes attr{};
   std::vector<unsigned char> host(4096);
-  add("classify", "cudaPointerGetAttributes, device memory", median_us([&] {
-        for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaPointerGetAttributes(&attr, user + i));
-      }, std::max(11, reps / 20), kLoop));
-  add("classify", "cudaPointerGetAttributes, pageable host memory", median_us([&] {
-        for (int i = 0; i < kLoop; ++i)
-          CUDA_CHECK(cudaPointerGetAttributes(&attr, host.data() + i));
-      }, std::max(11, reps / 20), kLoop));
+  add("classify", "cudaPointerGetAttributes, device memory",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaPointerGetAttributes(&attr, user + i));
+          },
+          std::max(11, reps / 20), kLoop));
+  add("classify", "cudaPointerGetAttributes, pageable host memory",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i)
+              CUDA_CHECK(cudaPointerGetAttributes(&attr, host.data() + i));
+          },
+          std::max(11, reps / 20), kLoop));
+  // The driver's plural query with the three attributes a classification needs.
+  using GetAttrs = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  CUDA_CHECK(cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000,
+                                              cudaEnableDefault, &found));
+  const auto get_attrs = reinterpret_cast<GetAttrs>(fn);
+  CUpointer_attribute names[3] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                  CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                  CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  auto driver_query = [&](const void* p) {
+    unsigned type = 0;
+    int ordinal = -1, managed = 0;
+    void* values[3] = {&type, &ordinal, &managed};
+    return get_attrs(3, names, values, reinterpret_cast<CUdeviceptr>(p));
+  };
+  // Pageable memory outside the brk heap (large mallocs are mmap'd).
+  const std::size_t mapped_bytes = 1 << 22;
+  auto* mapped = static_cast<unsigned char*>(
+      mmap(nullptr, mapped_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  mapped[0] = 1;
+  if (get_attrs) {
+    add("classify", "cuPointerGetAttributes (type, ordinal, managed), device memory",
+        median_us(
+            [&] {
+              for (int i = 0; i < kLoop; ++i) driver_query(user + i);
+            },
+            std::max(11, reps / 20), kLoop));
+    add("classify", "cuPointerGetAttributes (type, ordinal, managed), mmap'd host memory",
+        median_us(
+            [&] {
+              for (int i = 0; i < kLoop; ++i) driver_query(mapped + i);
+            },
+            std::max(11, reps / 20), kLoop));
+  }
+  add("classify", "cudaPointerGetAttributes, mmap'd host memory",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaPointerGetAttributes(&attr, mapped + i));
+          },
+          std::max(11, reps / 20), kLoop));
+  add("launch (CPU)", "cudaGetLastError",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaGetLastError());
+          },
+          std::max(11, reps / 20), kLoop));
   int device = 0;
-  add("device", "cudaGetDevice", median_us([&] {
-        for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaGetDevice(&device));
-      }, std::max(11, reps / 20), kLoop));
-  add("device", "cudaSetDevice (same device)", median_us([&] {
-        for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaSetDevice(0));
-      }, std::max(11, reps / 20), kLoop));
+  add("device", "cudaGetDevice",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaGetDevice(&device));
+          },
+          std::max(11, reps / 20), kLoop));
+  add("device", "cudaSetDevice (same device)",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) CUDA_CHECK(cudaSetDevice(0));
+          },
+          std::max(11, reps / 20), kLoop));
   std::mutex mutex;
-  add("lock", "std::mutex lock + unlock, uncontended", median_us([&] {
-        for (int i = 0; i < kLoop; ++i) {
-          mutex.lock();
-          mutex.unlock();
-        }
-      }, std::max(11, reps / 20), kLoop));
+  add("lock", "std::mutex lock + unlock, uncontended",
+      median_us(
+          [&] {
+            for (int i = 0; i < kLoop; ++i) {
+              mutex.lock();
+              mutex.unlock();
+            }
+          },
+          std::max(11, reps / 20), kLoop));
 
   // Copies of the same bytes: the contiguous floor.
   for (long bytes : {1024l, 1l << 20, 4l << 20}) {
     const std::string what = "cudaMemcpyAsync D2D " + std::to_string(bytes) + " B";
-    const double b = median_us([&] {
-      CUDA_CHECK(cudaMemcpyAsync(packed, user, bytes, cudaMemcpyDeviceToDevice, nonblocking));
-      CUDA_CHECK(cudaStreamSynchronize(nonblocking));
-    }, reps);
+    const double b = median_us(
+        [&] {
+          CUDA_CHECK(cudaMemcpyAsync(packed, user, bytes, cudaMemcpyDeviceToDevice, nonblocking));
+          CUDA_CHECK(cudaStreamSynchronize(nonblocking));
+        },
+        reps);
     rows.push_back({"copy+sync", what + ", non-blocking", b});
-    const double l = median_us([&] {
-      CUDA_CHECK(cudaMemcpyAsync(packed, user, bytes, cudaMemcpyDeviceToDevice, 0));
-      CUDA_CHECK(cudaStreamSynchronize(0));
-    }, reps);
+    const double l = median_us(
+        [&] {
+          CUDA_CHECK(cudaMemcpyAsync(packed, user, bytes, cudaMemcpyDeviceToDevice, 0));
+          CUDA_CHECK(cudaStreamSynchronize(0));
+        },
+        reps);
     rows.push_back({"copy+sync", what + ", legacy", l});
   }
 
@@ -233,24 +359,37 @@ int main(int argc, char** argv) {
   MPI_Type_vector(kBlocks, 1, kStride, MPI_BYTE, &vec);
   MPI_Type_commit(&vec);
   int position = 0;
-  add("MPI_Pack", "vector(1024,1,512,byte) device -> device", median_us([&] {
-        position = 0;
-        MPI_Pack(user, 1, vec, packed, kBlocks, &position, MPI_COMM_SELF);
-      }, reps));
-  add("MPI_Unpack", "vector(1024,1,512,byte) device -> device", median_us([&] {
-        position = 0;
-        MPI_Unpack(packed, kBlocks, &position, user, 1, vec, MPI_COMM_SELF);
-      }, reps));
+  add("MPI_Pack", "vector(1024,1,512,byte) device -> device",
+      median_us(
+          [&] {
+            position = 0;
+            MPI_Pack(user, 1, vec, packed, kBlocks, &position, MPI_COMM_SELF);
+          },
+          reps));
+  add("MPI_Unpack", "vector(1024,1,512,byte) device -> device",
+      median_us(
+          [&] {
+            position = 0;
+            MPI_Unpack(packed, kBlocks, &position, user, 1, vec, MPI_COMM_SELF);
+          },
+          reps));
   for (int bytes : {1024, 1 << 20, 4 << 20}) {
     const std::string what = "contiguous " + std::to_string(bytes) + " B device -> device";
-    rows.push_back({"MPI_Pack", what, median_us([&] {
-                      position = 0;
-                      MPI_Pack(user, bytes, MPI_BYTE, packed, bytes, &position, MPI_COMM_SELF);
-                    }, reps)});
-    rows.push_back({"MPI_Unpack", what, median_us([&] {
-                      position = 0;
-                      MPI_Unpack(packed, bytes, &position, user, bytes, MPI_BYTE, MPI_COMM_SELF);
-                    }, reps)});
+    rows.push_back({"MPI_Pack", what,
+                    median_us(
+                        [&] {
+                          position = 0;
+                          MPI_Pack(user, bytes, MPI_BYTE, packed, bytes, &position, MPI_COMM_SELF);
+                        },
+                        reps)});
+    rows.push_back({"MPI_Unpack", what,
+                    median_us(
+                        [&] {
+                          position = 0;
+                          MPI_Unpack(packed, bytes, &position, user, bytes, MPI_BYTE,
+                                     MPI_COMM_SELF);
+                        },
+                        reps)});
   }
   MPI_Type_free(&vec);
 
@@ -263,8 +402,8 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) {
     std::printf("  %-13s %-62s %8.3f us\n", r.part.c_str(), r.what.c_str(), r.us);
     if (csv) {
-      std::fprintf(csv, "%s,%s,%s,%s,\"%s\",%.4f\n", prop.name, date, sched.c_str(),
-                   r.part.c_str(), r.what.c_str(), r.us);
+      std::fprintf(csv, "%s,%s,%s,%s,\"%s\",%.4f\n", prop.name, date, sched.c_str(), r.part.c_str(),
+                   r.what.c_str(), r.us);
     }
   }
   if (csv) std::fclose(csv);

@@ -448,8 +448,7 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
       MPI_Pack(user, c.count, type, packed, static_cast<int>(packed_bytes), &at, MPI_COMM_SELF);
       const double t1 = MPI_Wtime();
       at = 0;
-      MPI_Unpack(packed, static_cast<int>(packed_bytes), &at, user, c.count, type,
-                 MPI_COMM_SELF);
+      MPI_Unpack(packed, static_cast<int>(packed_bytes), &at, user, c.count, type, MPI_COMM_SELF);
       const double t2 = MPI_Wtime();
       packs.push_back((t1 - t0) * 1e6);
       unpacks.push_back((t2 - t1) * 1e6);
@@ -610,11 +609,12 @@ int main(int argc, char** argv) {
       prop.name, date, m.copy_bw / 1e12, measured_lines / 1e9, m.launch_us, m.classify_device_ns,
       m.classify_host_ns, m.lines_per_s / 1e9);
   FILE* csv = std::fopen(opt.out.c_str(), "w");
-  std::fprintf(csv,
-               "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
-               "strider_pack_us,strider_unpack_us,pack_vs_floor,unpack_vs_floor,"
-               "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
-               "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us,tempi_pack_us,tempi_unpack_us\n");
+  std::fprintf(
+      csv,
+      "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
+      "strider_pack_us,strider_unpack_us,pack_vs_floor,unpack_vs_floor,"
+      "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
+      "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us,tempi_pack_us,tempi_unpack_us\n");
   std::printf("%-22s %-9s %2s %11s %9s %9s %9s %6s %6s %11s %9s %9s%s\n", "case", "type", "n",
               "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk",
               "2D/3D/cpy", "naive", opt.tempi ? "  tempi-pack tempi-unpack" : "");

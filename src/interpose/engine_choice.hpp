@@ -14,6 +14,13 @@ inline bool host_engine_serves(const plan::Plan& plan) {
   return engine == runtime::HostEngine::On || plan.host_engine_wins;
 }
 
+// The GPU engine's tuning as configured (STRIDER_GPU_MAX_WORD).
+inline engine::cuda::Policy gpu_policy() {
+  engine::cuda::Policy policy;
+  policy.max_word = runtime::config().gpu_max_word;
+  return policy;
+}
+
 // GPU buffers: Strider's kernels, or the staged path.
 inline bool gpu_engine_serves(const plan::Plan& plan) {
   return plan.supported && runtime::config().gpu_engine && engine::cuda::available();

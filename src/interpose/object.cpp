@@ -68,7 +68,8 @@ int pack_object(const Object& object, std::byte* packed, const runtime::BufferVi
   }
   std::string error;
   const auto outcome = gpu_engine_serves(p)
-                           ? engine::cuda::pack(p, object.count, object.view, packed_view, error)
+                           ? engine::cuda::pack(p.gpu_layout(), object.count, object.view,
+                                                packed_view, gpu_policy(), error)
                            : engine::cuda::Outcome::Fallback;
   if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
   if (outcome == engine::cuda::Outcome::Fallback) {
@@ -98,7 +99,8 @@ int unpack_object(const Object& object, const std::byte* packed,
   }
   std::string error;
   const auto outcome = gpu_engine_serves(p)
-                           ? engine::cuda::unpack(p, object.count, packed_view, object.view, error)
+                           ? engine::cuda::unpack(p.gpu_layout(), object.count, packed_view,
+                                                  object.view, gpu_policy(), error)
                            : engine::cuda::Outcome::Fallback;
   if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
   if (outcome == engine::cuda::Outcome::Fallback) {

@@ -10,15 +10,11 @@
 
 #include "canon/canonicalize.hpp"
 #include "decode/decode.hpp"
+#include "engine/cuda/gpu_engine.hpp"
+#include "engine/cuda/type_state.hpp"
 #include "model/object_shape.hpp"
 
 namespace strider::plan {
-
-// State an engine attaches to a plan (e.g. a block list's device tables), released with it.
-struct EngineCache {
-  std::mutex mutex;
-  std::shared_ptr<void> state;
-};
 
 struct Plan {
   bool supported = false;
@@ -28,7 +24,10 @@ struct Plan {
   int ir_depth = 0;
   model::ElementShape shape;      // what the performance model reads (valid when supported)
   bool host_engine_wins = false;  // STRIDER_HOST_ENGINE=auto's verdict, decided once
-  mutable EngineCache gpu;        // the GPU engine's per-type state
+  engine::cuda::TypeState gpu;    // the GPU engine's per-type state (device tables)
+
+  // The type as the GPU engine sees it (valid when supported).
+  engine::cuda::Layout gpu_layout() const { return {form, bounds.extent, gpu}; }
 };
 
 // What building a plan went through, for strider-explain and debug logs.

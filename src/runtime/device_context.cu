@@ -42,6 +42,13 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
     error = cuda_error_text("cudaStreamCreateWithFlags", rc);
     return nullptr;
   }
+  rc = cudaEventCreateWithFlags(&ctx->done_, cudaEventDisableTiming);
+  if (rc != cudaSuccess) {
+    (void)cudaGetLastError();
+    error = cuda_error_text("cudaEventCreateWithFlags", rc);
+    cudaStreamDestroy(ctx->stream_);
+    return nullptr;
+  }
   rc = cudaDeviceGetAttribute(&ctx->multiprocessors_, cudaDevAttrMultiProcessorCount, device);
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
@@ -49,6 +56,11 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
   }
   g_contexts[device].store(ctx.get(), std::memory_order_release);
   return ctx.release();
+}
+
+cudaError_t DeviceContext::wait() {
+  const cudaError_t rc = cudaEventRecord(done_, stream_);
+  return rc != cudaSuccess ? rc : cudaEventSynchronize(done_);
 }
 
 void* DeviceContext::scratch(std::size_t bytes) {

@@ -1,19 +1,17 @@
-// Chooses, per call, how the bytes move between the user buffer and the packed buffer given
-// their memory kinds, and runs the kernels on the GPU that holds the data:
-//   both device-visible (device, managed, mapped pinned host): one kernel (into pinned host
-//     memory that is the one-shot pack);
-//   user on the GPU, packed in pageable host memory: kernel into scratch, then one copy;
-//   user in pageable host memory, packed on the GPU: host engine, then one copy.
-// Contiguous objects are a single cudaMemcpyAsync.
+// The synchronous engine over the stream-ordered one. Chooses, per call, how the bytes move
+// between the user buffer and the packed buffer given their memory kinds, on the GPU that holds
+// the data, with that GPU's stream and scratch (runtime::DeviceContext):
+//   user buffer visible to the kernels: pack_async / unpack_async (directly, or through scratch
+//     and one copy when the packed buffer is pageable host memory or another GPU's);
+//   user buffer in host memory, packed on the GPU: the host engine, then one copy.
+// Then it waits for the stream (DeviceContext::wait, bench/call_cost picks the mechanism).
 #include <cuda_runtime.h>
 
-#include <cstring>
 #include <vector>
 
 #include "engine/cpu/pack.hpp"
+#include "engine/cuda/enqueue.hpp"
 #include "engine/cuda/gpu_engine.hpp"
-#include "engine/cuda/launch.hpp"
-#include "runtime/config.hpp"
 #include "runtime/device_context.hpp"
 
 namespace strider::engine::cuda {
@@ -22,95 +20,6 @@ namespace {
 using runtime::BufferView;
 using runtime::DeviceContext;
 using runtime::DeviceGuard;
-
-// A block list's piece tables on the devices, one per (device, word size, index width).
-struct ListTables {
-  struct Entry {
-    int device;
-    int word;
-    bool wide;
-    void* table;
-  };
-  std::vector<Entry> entries;
-  ~ListTables() {
-    for (const Entry& e : entries) {
-      DeviceGuard guard(e.device);
-      cudaFree(e.table);
-    }
-  }
-};
-
-// The device table for this call, uploaded on first use and kept with the plan.
-const void* device_list_table(const plan::Plan& plan, int device, int word, bool wide,
-                              std::string& error) {
-  std::lock_guard lock(plan.gpu.mutex);
-  auto tables = std::static_pointer_cast<ListTables>(plan.gpu.state);
-  if (!tables) {
-    tables = std::make_shared<ListTables>();
-    plan.gpu.state = tables;
-  }
-  for (const auto& e : tables->entries) {
-    if (e.device == device && e.word == word && e.wide == wide) return e.table;
-  }
-  const std::vector<std::byte> host =
-      wide ? list_table<Divmod64>(plan.form, word) : list_table<FastDivmod32>(plan.form, word);
-  void* table = nullptr;
-  cudaError_t rc = cudaMalloc(&table, host.size());
-  if (rc == cudaSuccess) rc = cudaMemcpy(table, host.data(), host.size(), cudaMemcpyHostToDevice);
-  if (rc != cudaSuccess) {
-    (void)cudaGetLastError();
-    if (table) cudaFree(table);
-    error = runtime::cuda_error_text("uploading a block list", rc);
-    return nullptr;
-  }
-  tables->entries.push_back({device, word, wide, table});
-  return table;
-}
-
-// Queues the kernels (or copy) moving count elements between two device-visible buffers.
-// Returns false with `error` set; `fallback` tells whether that was a lack of memory.
-bool queue_transfer(const plan::Plan& plan, std::int64_t count, std::byte* user, std::byte* packed,
-                    Direction direction, DeviceContext& ctx, std::string& error, bool& fallback) {
-  const auto& form = plan.form;
-  const std::int64_t extent = plan.bounds.extent;
-  const auto user_addr = reinterpret_cast<std::uintptr_t>(user);
-  const auto packed_addr = reinterpret_cast<std::uintptr_t>(packed);
-  cudaError_t rc;
-  const int max_word = runtime::config().gpu_max_word;
-  if (auto shape = strided_shape(form, extent, count, user_addr, packed_addr, max_word)) {
-    if (shape->block.dims.empty()) {
-      std::byte* object = user + shape->block.offset;
-      const auto bytes = static_cast<std::size_t>(shape->block.block);
-      rc = direction == Direction::Pack
-               ? cudaMemcpyAsync(packed, object, bytes, cudaMemcpyDefault, ctx.stream())
-               : cudaMemcpyAsync(object, packed, bytes, cudaMemcpyDefault, ctx.stream());
-    } else {
-      rc = launch_strided(*shape, !fits_32bit(*shape), user, packed, direction, ctx.stream(),
-                          ctx.multiprocessors());
-    }
-  } else {
-    auto list = list_shape(form, extent, count, user_addr, packed_addr, max_word);
-    if (!list) {
-      error = "the type has more dims than a launch holds";
-      fallback = true;
-      return false;
-    }
-    const bool wide = !fits_32bit(form, *list);
-    const void* table = device_list_table(plan, ctx.device(), list->word, wide, error);
-    if (!table) {
-      fallback = true;
-      return false;
-    }
-    rc = launch_list(*list, table, static_cast<int>(form.pieces.size()), wide, user, packed,
-                     direction, ctx.stream(), ctx.multiprocessors());
-  }
-  if (rc != cudaSuccess) {
-    (void)cudaGetLastError();
-    error = runtime::cuda_error_text("pack kernel launch", rc);
-    return false;
-  }
-  return true;
-}
 
 // The GPU whose stream runs the call: the one holding the user buffer, else the packed one.
 int device_for(const BufferView& user, const BufferView& packed) {
@@ -122,28 +31,27 @@ int device_for(const BufferView& user, const BufferView& packed) {
   return cudaGetDevice(&current) == cudaSuccess ? current : 0;
 }
 
-// Whether this GPU's kernels reach the buffer (device memory of another GPU is reached by
-// copies instead).
-bool visible_on(const BufferView& b, int device) {
-  if (b.info.kind == runtime::MemoryKind::Device && b.info.device != device) return false;
-  return b.device_visible;
-}
-
-Outcome finish(DeviceContext& ctx, std::string& error) {
-  const cudaError_t rc = cudaStreamSynchronize(ctx.stream());
-  if (rc != cudaSuccess) {
-    (void)cudaGetLastError();
-    error = runtime::cuda_error_text("cudaStreamSynchronize", rc);
-    return Outcome::Failed;
+// Maps a CUDA error to the outcome: a form no kernel takes or a lack of scratch memory falls
+// back to the staged path; anything else failed.
+Outcome outcome_of(cudaError_t rc, const char* what, std::string& error) {
+  if (rc == cudaSuccess) return Outcome::Done;
+  (void)cudaGetLastError();
+  if (rc == cudaErrorNotSupported) {
+    error = "the type has more dims than a launch holds";
+    return Outcome::Fallback;
   }
-  return Outcome::Done;
+  error = runtime::cuda_error_text(what, rc);
+  return rc == cudaErrorMemoryAllocation ? Outcome::Fallback : Outcome::Failed;
 }
 
-// The packed buffer as this GPU's kernels see it: itself, or the context's scratch buffer
-// (null when there is no memory for one).
-std::byte* device_side(const BufferView& packed, bool visible, DeviceContext& ctx,
-                       std::size_t bytes) {
-  return visible ? packed.device : static_cast<std::byte*>(ctx.scratch(bytes));
+// The scratch the call needs (none when the packed buffer is visible); false when the device
+// has no memory for it.
+bool scratch_for(const BufferView& packed, std::int64_t bytes, DeviceContext& ctx,
+                 Scratch& scratch) {
+  if (visible_on(packed, ctx.device())) return true;
+  scratch.bytes = static_cast<std::size_t>(bytes);
+  scratch.data = static_cast<std::byte*>(ctx.scratch(scratch.bytes));
+  return scratch.data != nullptr;
 }
 
 // An object this GPU's kernels cannot reach is the host engine's, if the CPU may touch it.
@@ -153,13 +61,7 @@ bool host_engine_may_touch(const BufferView& user, std::string& error) {
   return false;
 }
 
-Outcome failed_copy(cudaError_t rc, std::string& error) {
-  (void)cudaGetLastError();
-  error = runtime::cuda_error_text("cudaMemcpyAsync", rc);
-  return Outcome::Failed;
-}
-
-// Runs `body(ctx, device)` on the right GPU with its context locked.
+// Runs `body(ctx)` on the right GPU with its context locked.
 template <class Body>
 Outcome on_device(const BufferView& user, const BufferView& packed, std::string& error,
                   Body&& body) {
@@ -172,78 +74,68 @@ Outcome on_device(const BufferView& user, const BufferView& packed, std::string&
   DeviceContext* ctx = DeviceContext::get(device, error);
   if (!ctx) return Outcome::Failed;
   std::lock_guard lock(ctx->mutex());
-  return body(*ctx, device);
+  return body(*ctx);
+}
+
+Queue queue_of(const DeviceContext& ctx) {
+  return Queue{ctx.device(), ctx.stream(), ctx.multiprocessors()};
 }
 
 }  // namespace
 
-Outcome pack(const plan::Plan& plan, std::int64_t count, const BufferView& user,
-             const BufferView& packed, std::string& error) {
-  const auto bytes = static_cast<std::size_t>(count * plan.bounds.size);
-  return on_device(user, packed, error, [&](DeviceContext& ctx, int device) {
-    const bool user_visible = visible_on(user, device);
-    const bool packed_visible = visible_on(packed, device);
-    bool fallback = false;
-    if (!user_visible) {
+void release_table(const TypeState::Table& table) {
+  DeviceGuard guard(table.device);
+  cudaFree(table.data);
+}
+
+Outcome pack(const Layout& layout, std::int64_t count, const BufferView& user,
+             const BufferView& packed, const Policy& policy, std::string& error) {
+  const std::int64_t bytes = count * layout.form.size;
+  return on_device(user, packed, error, [&](DeviceContext& ctx) {
+    if (!visible_on(user, ctx.device())) {
       if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A host object for a device packed buffer: pack on the host, then one copy.
-      std::vector<std::byte> staged(bytes);
-      cpu::pack(plan.form, plan.bounds.extent, count, user.host, staged.data());
-      const cudaError_t rc =
-          cudaMemcpyAsync(packed.host, staged.data(), bytes, cudaMemcpyDefault, ctx.stream());
-      if (rc != cudaSuccess) return failed_copy(rc, error);
-      return finish(ctx, error);
+      std::vector<std::byte> staged(static_cast<std::size_t>(bytes));
+      cpu::pack(layout.form, layout.extent, count, user.host, staged.data());
+      cudaError_t rc = cudaMemcpyAsync(packed.host, staged.data(), staged.size(), cudaMemcpyDefault,
+                                       ctx.stream());
+      if (rc == cudaSuccess) rc = ctx.wait();
+      return outcome_of(rc, "copying packed bytes", error);
     }
-    std::byte* target = device_side(packed, packed_visible, ctx, bytes);
-    if (target == nullptr) {
+    Scratch scratch;
+    if (!scratch_for(packed, bytes, ctx, scratch)) {
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    if (!queue_transfer(plan, count, user.device, target, Direction::Pack, ctx, error, fallback)) {
-      return fallback ? Outcome::Fallback : Outcome::Failed;
-    }
-    if (!packed_visible) {
-      const cudaError_t rc =
-          cudaMemcpyAsync(packed.host, target, bytes, cudaMemcpyDefault, ctx.stream());
-      if (rc != cudaSuccess) return failed_copy(rc, error);
-    }
-    return finish(ctx, error);
+    cudaError_t rc = pack_async(layout, count, user, packed, queue_of(ctx), scratch, policy);
+    if (rc == cudaSuccess) rc = ctx.wait();
+    return outcome_of(rc, "GPU pack", error);
   });
 }
 
-Outcome unpack(const plan::Plan& plan, std::int64_t count, const BufferView& packed,
-               const BufferView& user, std::string& error) {
-  const auto bytes = static_cast<std::size_t>(count * plan.bounds.size);
-  return on_device(user, packed, error, [&](DeviceContext& ctx, int device) {
-    const bool user_visible = visible_on(user, device);
-    const bool packed_visible = visible_on(packed, device);
-    bool fallback = false;
-    if (!user_visible) {
+Outcome unpack(const Layout& layout, std::int64_t count, const BufferView& packed,
+               const BufferView& user, const Policy& policy, std::string& error) {
+  const std::int64_t bytes = count * layout.form.size;
+  return on_device(user, packed, error, [&](DeviceContext& ctx) {
+    if (!visible_on(user, ctx.device())) {
       if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A device packed buffer for a host object: one copy, then unpack on the host.
-      std::vector<std::byte> staged(bytes);
-      cudaError_t rc =
-          cudaMemcpyAsync(staged.data(), packed.host, bytes, cudaMemcpyDefault, ctx.stream());
-      if (rc != cudaSuccess) return failed_copy(rc, error);
-      if (finish(ctx, error) != Outcome::Done) return Outcome::Failed;
-      cpu::unpack(plan.form, plan.bounds.extent, count, staged.data(), user.host);
+      std::vector<std::byte> staged(static_cast<std::size_t>(bytes));
+      cudaError_t rc = cudaMemcpyAsync(staged.data(), packed.host, staged.size(), cudaMemcpyDefault,
+                                       ctx.stream());
+      if (rc == cudaSuccess) rc = ctx.wait();
+      if (rc != cudaSuccess) return outcome_of(rc, "copying packed bytes", error);
+      cpu::unpack(layout.form, layout.extent, count, staged.data(), user.host);
       return Outcome::Done;
     }
-    std::byte* source = device_side(packed, packed_visible, ctx, bytes);
-    if (source == nullptr) {
+    Scratch scratch;
+    if (!scratch_for(packed, bytes, ctx, scratch)) {
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    if (!packed_visible) {
-      const cudaError_t rc =
-          cudaMemcpyAsync(source, packed.host, bytes, cudaMemcpyDefault, ctx.stream());
-      if (rc != cudaSuccess) return failed_copy(rc, error);
-    }
-    if (!queue_transfer(plan, count, user.device, source, Direction::Unpack, ctx, error,
-                        fallback)) {
-      return fallback ? Outcome::Fallback : Outcome::Failed;
-    }
-    return finish(ctx, error);
+    cudaError_t rc = unpack_async(layout, count, packed, user, queue_of(ctx), scratch, policy);
+    if (rc == cudaSuccess) rc = ctx.wait();
+    return outcome_of(rc, "GPU unpack", error);
   });
 }
 

@@ -1,15 +1,17 @@
-// Build without CUDA: the GPU engine serves nothing.
+// Build without CUDA: the GPU engine serves nothing and holds no device memory.
 #include "engine/cuda/gpu_engine.hpp"
 
 namespace strider::engine::cuda {
 
-Outcome pack(const plan::Plan&, std::int64_t, const runtime::BufferView&,
-             const runtime::BufferView&, std::string&) {
+void release_table(const TypeState::Table&) {}
+
+Outcome pack(const Layout&, std::int64_t, const runtime::BufferView&, const runtime::BufferView&,
+             const Policy&, std::string&) {
   return Outcome::Fallback;
 }
 
-Outcome unpack(const plan::Plan&, std::int64_t, const runtime::BufferView&,
-               const runtime::BufferView&, std::string&) {
+Outcome unpack(const Layout&, std::int64_t, const runtime::BufferView&, const runtime::BufferView&,
+               const Policy&, std::string&) {
   return Outcome::Fallback;
 }
 

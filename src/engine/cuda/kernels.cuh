@@ -36,17 +36,6 @@ struct WordOf<16> {
   using type = uint4;
 };
 
-constexpr int kThreads = 256;
-
-// Words per thread. Small words are scattered one-sector reads: one word per thread over a grid
-// as large as the object (bench/pack: fastest on H200, on par with or ahead of every looped
-// variant tried: 4, 8 and 16 words per thread). Large words stream: four per thread over one
-// resident wave.
-template <int W>
-constexpr int unroll_for() {
-  return W <= 4 ? 1 : 4;
-}
-
 // The grid-stride loop shared by all kernels; `offset_of(p)` maps packed word p to its byte
 // offset from the user buffer's origin. Pack issues all its scattered loads before the first
 // store; unpack reads its contiguous packed words first, then scatters them.
@@ -54,7 +43,7 @@ template <int W, class Index, bool kPack, class OffsetOf>
 __device__ __forceinline__ void copy_words(Index total, OffsetOf offset_of, std::byte* user,
                                            std::byte* packed) {
   using Word = typename WordOf<W>::type;
-  constexpr int kUnroll = unroll_for<W>();
+  constexpr int kUnroll = Policy::unroll(W);
   const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
   Word* packed_words = reinterpret_cast<Word*>(packed);
   for (Index p0 = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; p0 < total;
@@ -87,7 +76,7 @@ __device__ __forceinline__ void copy_words(Index total, OffsetOf offset_of, std:
 }
 
 template <int W, class Div, bool kPack>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(Policy::kThreads)
     strided_kernel(const StridedLaunch<Div> l, std::byte* user, std::byte* packed) {
   using Index = typename IndexOf<Div>::type;
   copy_words<W, Index, kPack>(
@@ -100,7 +89,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <int W, class Div, bool kPack>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(Policy::kThreads)
     list_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed) {
   using Index = typename IndexOf<Div>::type;
   copy_words<W, Index, kPack>(
@@ -111,7 +100,7 @@ __global__ void __launch_bounds__(kThreads)
 // Block lists of many small pieces: a warp per piece of each repetition, its lanes over the
 // piece's words (CUB's "warp per buffer" size class), so no thread searches for its piece.
 template <int W, class Div, bool kPack>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(Policy::kThreads)
     list_warp_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed) {
   using Index = typename IndexOf<Div>::type;
   using Word = typename WordOf<W>::type;

@@ -8,14 +8,14 @@ namespace strider::engine::cuda {
 namespace {
 
 unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
-  const int unroll = word <= 4 ? unroll_for<4>() : unroll_for<16>();
-  const std::uint64_t per_block = std::uint64_t{kThreads} * unroll;
+  const int unroll = Policy::unroll(word);
+  const std::uint64_t per_block = std::uint64_t{Policy::kThreads} * unroll;
   const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
   // Small words: a thread per word (capped by the grid limit; the loop covers any rest).
-  // Large words: about one resident wave (8 blocks of 256 threads per multiprocessor).
-  const std::uint64_t cap = unroll == 1
-                                ? std::uint64_t{1} << 30
-                                : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * 8;
+  // Large words: about one resident wave.
+  const std::uint64_t cap =
+      unroll == 1 ? std::uint64_t{1} << 30
+                  : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * Policy::kBlocksPerSm;
   return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
 }
 
@@ -29,9 +29,9 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
     l = launch64(s);
   }
   if (d == Direction::Pack) {
-    strided_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed);
+    strided_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
   } else {
-    strided_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+    strided_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
   }
   return cudaGetLastError();
 }
@@ -43,19 +43,14 @@ cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte
   const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const std::byte*>(table), npieces);
   const bool pack = d == Direction::Pack;
   if (warp_per_piece) {
-    pack ? list_warp_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed)
-         : list_warp_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+    pack ? list_warp_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed)
+         : list_warp_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
   } else {
-    pack ? list_kernel<W, Div, true><<<grid, kThreads, 0, stream>>>(l, user, packed)
-         : list_kernel<W, Div, false><<<grid, kThreads, 0, stream>>>(l, user, packed);
+    pack ? list_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed)
+         : list_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
   }
   return cudaGetLastError();
 }
-
-// Many small pieces go a warp per piece: below this mean piece size (in words) a warp's lanes
-// are mostly busy and the per-word search the other kernel pays costs more than it saves.
-constexpr std::uint64_t kWarpPieceMaxWords = 128;
-constexpr int kWarpPieceMinPieces = 32;
 
 // Calls f(Div{}, std::integral_constant<int, W>{}) for the run-time word size and index width.
 template <class F>
@@ -93,12 +88,12 @@ cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, 
                         cudaStream_t stream, int multiprocessors, ListKernel kind) {
   const bool warp_per_piece =
       kind == ListKernel::WarpPerPiece ||
-      (kind == ListKernel::Auto && npieces >= kWarpPieceMinPieces &&
-       shape.words_per_rep <= kWarpPieceMaxWords * static_cast<std::uint64_t>(npieces));
+      (kind == ListKernel::Auto && npieces >= Policy::kWarpPieceMinPieces &&
+       shape.words_per_rep <= Policy::kWarpPieceMaxWords * static_cast<std::uint64_t>(npieces));
   unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
   if (warp_per_piece) {
     const std::uint64_t jobs = shape.total_words / shape.words_per_rep * npieces;
-    const std::uint64_t warps_per_block = kThreads / 32;
+    const std::uint64_t warps_per_block = Policy::kThreads / 32;
     grid = static_cast<unsigned>(std::min<std::uint64_t>(
         std::uint64_t{1} << 30, (jobs + warps_per_block - 1) / warps_per_block));
   }

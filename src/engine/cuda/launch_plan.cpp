@@ -120,7 +120,8 @@ TableLayout table_layout(std::size_t npieces, std::size_t nchunks) {
 }
 
 std::size_t chunks_of(std::uint64_t words) {
-  return static_cast<std::size_t>((words + (std::uint64_t{1} << kChunkShift) - 1) >> kChunkShift);
+  return static_cast<std::size_t>((words + (std::uint64_t{1} << Policy::kChunkShift) - 1) >>
+                                  Policy::kChunkShift);
 }
 
 }  // namespace
@@ -145,12 +146,13 @@ std::vector<std::byte> list_table(const canon::CanonicalForm& form, int word) {
     first_words[i] = first;
     first += static_cast<std::uint64_t>(sb.packed_bytes() / word);
   }
-  // chunk_first[c]: the piece holding word c << kChunkShift; the last entry closes the range.
+  // chunk_first[c]: the piece holding word c << Policy::kChunkShift; the last entry closes the
+  // range.
   const std::size_t nchunks = chunks_of(first);
   std::vector<std::uint32_t> chunk_first(nchunks + 1);
   std::size_t piece = 0;
   for (std::size_t c = 0; c < nchunks; ++c) {
-    const std::uint64_t w = static_cast<std::uint64_t>(c) << kChunkShift;
+    const std::uint64_t w = static_cast<std::uint64_t>(c) << Policy::kChunkShift;
     while (piece + 1 < n && first_words[piece + 1] <= w) ++piece;
     chunk_first[c] = static_cast<std::uint32_t>(piece);
   }

@@ -9,6 +9,7 @@
 
 #include "canon/strided_block.hpp"
 #include "engine/cuda/fast_divmod.hpp"
+#include "engine/cuda/policy.hpp"
 
 namespace strider::engine::cuda {
 
@@ -64,9 +65,8 @@ struct PieceDesc {
 };
 
 // A thread finds its piece by binary search between two entries of a chunk index: the piece
-// holding the first word of each chunk of 2^kChunkShift packed words (CUB-style tiles, so the
-// search spans the few pieces of one chunk rather than all of them).
-constexpr int kChunkShift = 8;
+// holding the first word of each chunk of 2^Policy::kChunkShift packed words (CUB-style tiles,
+// so the search spans the few pieces of one chunk rather than all of them).
 
 template <class Div>
 struct ListLaunch {

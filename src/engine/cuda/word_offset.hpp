@@ -73,7 +73,7 @@ template <int W, class Div, class Index>
 STRIDER_HD std::int64_t list_offset(const ListLaunch<Div>& l, Index p) {
   Index rep, r;
   l.words_per_rep.divmod(p, rep, r);
-  const auto chunk = static_cast<std::size_t>(r >> kChunkShift);
+  const auto chunk = static_cast<std::size_t>(r >> Policy::kChunkShift);
   int lo = static_cast<int>(l.chunk_first[chunk]), hi = static_cast<int>(l.chunk_first[chunk + 1]);
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
