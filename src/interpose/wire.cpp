@@ -229,8 +229,8 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   if (in.post.hole && arrived == in.post.posted) rc = close_hole(in);
   // More than the capacity, within what was posted: a truncation only Strider can see.
   const bool strider_truncates = bytes > in.capacity && bytes <= in.post.posted;
-  if (strider_truncates) {
-    PMPI_Status_set_elements_x(&status, MPI_BYTE, in.capacity);  // the bytes that fit
+  if (rc == MPI_SUCCESS && strider_truncates) {
+    rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, in.capacity);  // the bytes that fit
   }
   bytes = std::min(arrived, in.capacity);
   const auto size = in.object.plan->bounds.size;
