@@ -54,10 +54,10 @@ struct Incoming {
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in);
 // The wire receive has completed with `error`, the MPI's for it: unpacks the bytes that
 // arrived, which may be fewer than posted, even a partial element, unless the receive failed or
-// was cancelled. A truncated message (MPI_ERR_TRUNCATE) leaves what a receive straight into the
-// application's buffer leaves: its first `capacity` bytes unpacked. A message past the capacity
-// that only Strider sees (a receive under 2 bytes, wire_receive.hpp) gets its status's count
-// set to the capacity and MPI_ERR_TRUNCATE reported through the communicator's error handler.
+// was cancelled. A truncated message unpacks nothing (MPIs differ in what they deliver then).
+// A message past the capacity that only Strider sees (a receive under 2 bytes,
+// wire_receive.hpp) gets its status's count set to the capacity and MPI_ERR_TRUNCATE reported
+// through the communicator's error handler.
 // Returns Strider's own error, not the MPI's. Releases everything either way.
 int complete_incoming(Incoming& in, MPI_Status& status, int error);
 // The unpacking part alone, once: for a completion seen before the request is freed.

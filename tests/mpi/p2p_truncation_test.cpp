@@ -3,9 +3,9 @@
 // sends messages of 2 B, 64 B, 4 KiB, 400,000 B and 8 MiB (below and above the eager limits);
 // rank 1 receives each into 8 bytes (contiguous or a vector with a hole) or 1 byte, through
 // every blocking and nonblocking receive call, and checks: MPI_ERR_TRUNCATE from the call (or in
-// the status, with MPI_ERR_IN_STATUS), MPI_Get_count giving the elements that fit, the typemap
-// holding the message's first bytes, and canary bytes around the buffer and in its hole
-// untouched. Heap corruption in a wire buffer shows as a crash, or under valgrind.
+// the status, with MPI_ERR_IN_STATUS), the count (Open MPI), the typemap holding the message's
+// first bytes or nothing, and canary bytes around the buffer and in its hole untouched. Heap
+// corruption in a wire buffer shows as a crash, or under valgrind.
 //
 // Run forwarded (host buffers straight to the MPI: a control against the MPI itself), packed
 // (STRIDER_P2P_HOST=pack: host buffers through Strider's wire buffers) and, built with
@@ -243,21 +243,25 @@ class Truncation : public ::testing::Test {
     const MPI_Status st = receive(way, kind, buf.origin(), what);
     EXPECT_EQ(st.MPI_SOURCE, kSender) << what;
     EXPECT_EQ(st.MPI_TAG, kTag) << what;
-    // The standard leaves a truncated receive's count open: MPICH gives the bytes that fit,
-    // Open MPI the message's.
-    int count = -7, bytes = -7;
-    EXPECT_EQ(MPI_Get_count(&st, kind.type, &count), MPI_SUCCESS) << what;
+    // The standard leaves a truncated receive's count and data open: Open MPI gives the
+    // message's count (or, past a 1-byte receive Strider posts for 2, the bytes that fit) and
+    // delivers the first bytes; MPICH 4.0 delivers nothing and gives an unrelated count.
+    // Strider unpacks nothing of a truncated message.
+    int bytes = -7;
     EXPECT_EQ(MPI_Get_count(&st, MPI_BYTE, &bytes), MPI_SUCCESS) << what;
+#ifdef OPEN_MPI
     const int capacity = static_cast<int>(kind.offsets.size());
-    if (bytes != static_cast<int>(message)) {
-      EXPECT_EQ(count, kind.count) << what << ": MPI_Get_count gives the elements that fit";
-      EXPECT_EQ(bytes, capacity) << what << ": MPI_Get_count gives the bytes that fit";
-    }
-    // The typemap holds the message's first bytes; everything else keeps its canary.
+    EXPECT_TRUE(bytes == static_cast<int>(message) || bytes == capacity)
+        << what << ": MPI_Get_count gives " << bytes << " bytes";
+#endif
+    // The typemap holds the message's first bytes or nothing; everything else keeps its canary.
     Bytes want = host;
-    for (std::size_t i = 0; i < kind.offsets.size(); ++i)
-      want[kGuard + kind.offsets[i]] = pattern(i);
     const Bytes got = buf.read();
+    if (got[kGuard + kind.offsets[0]] != kCanary) {
+      for (std::size_t i = 0; i < kind.offsets.size(); ++i) {
+        want[kGuard + kind.offsets[i]] = pattern(i);
+      }
+    }
     std::size_t first_bad = got.size();
     for (std::size_t i = 0; i < got.size() && first_bad == got.size(); ++i) {
       if (got[i] != want[i]) first_bad = i;
