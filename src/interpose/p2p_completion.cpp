@@ -52,17 +52,19 @@ class Claimed {
   bool any() const { return !ops_.empty(); }
   bool has(int i) const { return any() && ops_[i].has_value(); }
 
-  // Request i completed (the MPI freed it): runs its operation's completion.
-  int finish(int i, const MPI_Status& status, bool succeeded) {
+  // Request i completed (the MPI freed it) with `error`: runs its operation's completion.
+  int finish(int i, MPI_Status& status, int error) {
     Pending op = std::move(*ops_[i]);
     ops_[i].reset();
-    return complete(op, status, succeeded);
+    return complete(op, status, error);
   }
 
   // Request i is complete but stays live (MPI_Request_get_status): a receive is unpacked now,
   // so the data is in place when the application sees the flag.
-  int unpack_early(int i, const MPI_Status& status) {
-    if (auto* in = std::get_if<Incoming>(&*ops_[i])) return unpack_incoming(*in, status, true);
+  int unpack_early(int i, MPI_Status& status) {
+    if (auto* in = std::get_if<Incoming>(&*ops_[i])) {
+      return unpack_incoming(*in, status, MPI_SUCCESS);
+    }
     return MPI_SUCCESS;
   }
 
@@ -79,8 +81,8 @@ class Claimed {
 };
 
 // For one request (Wait, Test, -any): its completion, or the MPI's error.
-int finish_one(Claimed& claimed, int i, const MPI_Status& status, int rc) {
-  const int e = claimed.finish(i, status, rc == MPI_SUCCESS);
+int finish_one(Claimed& claimed, int i, MPI_Status& status, int rc) {
+  const int e = claimed.finish(i, status, rc);
   return rc != MPI_SUCCESS ? rc : e;
 }
 
@@ -88,9 +90,8 @@ int finish_one(Claimed& claimed, int i, const MPI_Status& status, int rc) {
 // the statuses. `mpi_rc` is what the MPI returned; `rc` what the call will return.
 void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc,
                      MPI_Status* others, int n_others) {
-  const bool succeeded =
-      mpi_rc == MPI_SUCCESS || (mpi_rc == MPI_ERR_IN_STATUS && s.MPI_ERROR == MPI_SUCCESS);
-  const int e = claimed.finish(i, s, succeeded);
+  const int error = mpi_rc == MPI_ERR_IN_STATUS ? s.MPI_ERROR : mpi_rc;
+  const int e = claimed.finish(i, s, error);
   if (e == MPI_SUCCESS) return;
   if (rc == MPI_SUCCESS) {
     // The first error Strider adds: the statuses now carry every request's outcome.

@@ -4,8 +4,8 @@
 
 namespace strider::interpose {
 
-int complete(Pending& op, const MPI_Status& status, bool succeeded) {
-  if (auto* in = std::get_if<Incoming>(&op)) return complete_incoming(*in, status, succeeded);
+int complete(Pending& op, MPI_Status& status, int error) {
+  if (auto* in = std::get_if<Incoming>(&op)) return complete_incoming(*in, status, error);
   release(std::get<Outgoing>(op));
   return MPI_SUCCESS;
 }
@@ -57,7 +57,7 @@ void Requests::progress_orphans() {
       ++i;
       continue;
     }
-    complete(orphans_[i].second, status, rc == MPI_SUCCESS);
+    complete(orphans_[i].second, status, rc);
     orphans_[i] = std::move(orphans_.back());
     orphans_.pop_back();
   }
@@ -76,7 +76,7 @@ void Requests::drain_orphans() {
       PMPI_Cancel(&request);
     }
     if (!done && rc == MPI_SUCCESS) rc = PMPI_Wait(&request, &status);
-    complete(op, status, rc == MPI_SUCCESS);
+    complete(op, status, rc);
   }
   orphans_.clear();
   orphans_size_.store(0, std::memory_order_release);

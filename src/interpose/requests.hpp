@@ -21,9 +21,10 @@ namespace strider::interpose {
 
 using Pending = std::variant<Outgoing, Incoming>;
 
-// Runs a pending operation's completion. `status` is the MPI's for the request; `succeeded`
-// whether the MPI reported it complete without error. Returns the error of the unpack, if any.
-int complete(Pending& op, const MPI_Status& status, bool succeeded);
+// Runs a pending operation's completion. `status` is the MPI's for the request (a receive may
+// correct its count, see complete_incoming); `error` the MPI's error for it. Returns Strider's
+// own error (the unpack's, a truncation only Strider saw), if any.
+int complete(Pending& op, MPI_Status& status, int error);
 
 class Requests {
  public:

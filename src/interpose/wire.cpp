@@ -20,8 +20,8 @@ namespace strider::interpose {
 namespace {
 
 using transport::Method;
-using transport::WireMemory;
 using transport::wire_view;
+using transport::WireMemory;
 
 bool contiguous(const Object& o) {
   const plan::Plan& p = *o.plan;
@@ -40,8 +40,8 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   const bool aware = transport::mpi_cuda_aware();
   model::Transfer automatic = aware ? model::Transfer::Device : model::Transfer::OneShot;
   if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
-    const model::Placement placement = aware ? transport::peer_placement(peer.comm, peer.rank)
-                                             : model::Placement::SameNode;
+    const model::Placement placement =
+        aware ? transport::peer_placement(peer.comm, peer.rank) : model::Placement::SameNode;
     automatic = transport::perf_model().choose(model::object_shape(o.plan->shape, o.count),
                                                placement, aware, receive);
   }
@@ -126,6 +126,20 @@ int unpack_partial(const Incoming& in, int full, int rest) {
   return unpack_object(last, packed.data(), view, HostPacking::Strider, in.comm);
 }
 
+// A bounded wire receive that filled its type: its last byte lies past the one-byte hole.
+int close_hole(const Incoming& in) {
+  std::byte* last = in.wire.data() + in.post.posted - 1;
+  if (in.wire.memory != WireMemory::Device) {
+    last[0] = last[1];
+    return MPI_SUCCESS;
+  }
+  std::string error;
+  if (!engine::cuda::copy(last, last + 1, 1, error)) {
+    return report_error(in.comm, "closing a wire receive's hole", error);
+  }
+  return MPI_SUCCESS;
+}
+
 }  // namespace
 
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
@@ -176,8 +190,12 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
   in.comm = comm;
   in.method = method_for(object, true, peer);
   in.capacity = static_cast<int>(object.bytes());
-  int rc = MPI_SUCCESS;
-  if (!acquire_for(object, in.method, in.capacity, in.wire, comm, rc)) return rc;
+  int rc = make_wire_receive(in.capacity, in.post);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!acquire_for(object, in.method, in.post.footprint, in.wire, comm, rc)) {
+    free_wire_receive(in.post);
+    return rc;
+  }
   if (keep_type) {
     rc = PMPI_Type_dup(object.type, &in.held_type);
     if (rc != MPI_SUCCESS) {
@@ -189,22 +207,32 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
   return MPI_SUCCESS;
 }
 
-int unpack_incoming(Incoming& in, const MPI_Status& status, bool received) {
+int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   if (in.unpacked) return in.unpack_rc;
   in.unpacked = true;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int bytes = 0;
-  if (!received || cancelled || PMPI_Get_count(&status, MPI_PACKED, &bytes) != MPI_SUCCESS ||
-      bytes == MPI_UNDEFINED || bytes <= 0) {
+  // A truncated message is not unpacked: what an MPI delivers then differs (Open MPI the first
+  // bytes, MPICH 4.0 nothing, with a count unrelated to the message).
+  if (error != MPI_SUCCESS || cancelled ||
+      PMPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED ||
+      bytes <= 0) {
     return in.unpack_rc = MPI_SUCCESS;
   }
-  bytes = std::min(bytes, in.capacity);
+  const int arrived = std::min(bytes, in.post.posted);
+  int rc = MPI_SUCCESS;
+  if (in.post.hole && arrived == in.post.posted) rc = close_hole(in);
+  // More than the capacity, within what was posted: a truncation only Strider can see.
+  const bool strider_truncates = bytes > in.capacity && bytes <= in.post.posted;
+  if (rc == MPI_SUCCESS && strider_truncates) {
+    rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, in.capacity);  // the bytes that fit
+  }
+  bytes = strider_truncates ? 0 : arrived;
   const auto size = in.object.plan->bounds.size;
   const int full = static_cast<int>(bytes / size);
   const int rest = static_cast<int>(bytes % size);
-  int rc = MPI_SUCCESS;
-  if (full > 0) {
+  if (rc == MPI_SUCCESS && full > 0) {
     rc = unpack_object(element_range(in.object, 0, full), in.wire.data(),
                        wire_view(in.wire, in.method), HostPacking::Strider, in.comm);
   }
@@ -213,17 +241,22 @@ int unpack_incoming(Incoming& in, const MPI_Status& status, bool received) {
     count_method(in.method);
     counters().recvs_packed++;
   }
+  if (rc == MPI_SUCCESS && strider_truncates) {
+    PMPI_Comm_call_errhandler(in.comm, MPI_ERR_TRUNCATE);
+    rc = MPI_ERR_TRUNCATE;
+  }
   return in.unpack_rc = rc;
 }
 
-int complete_incoming(Incoming& in, const MPI_Status& status, bool received) {
-  const int rc = unpack_incoming(in, status, received);
+int complete_incoming(Incoming& in, MPI_Status& status, int error) {
+  const int rc = unpack_incoming(in, status, error);
   release(in);
   return rc;
 }
 
 void release(Incoming& in) {
   transport::release_wire(in.wire);
+  free_wire_receive(in.post);
   if (in.held_type != MPI_DATATYPE_NULL) PMPI_Type_free(&in.held_type);
 }
 

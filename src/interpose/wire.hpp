@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include "interpose/object.hpp"
+#include "interpose/wire_receive.hpp"
 #include "transport/method.hpp"
 #include "transport/wire_buffers.hpp"
 
@@ -39,7 +40,8 @@ void release(Outgoing& out);
 struct Incoming {
   Object object;
   transport::WireBuffer wire;
-  int capacity = 0;  // bytes posted
+  int capacity = 0;  // bytes the application's receive holds
+  WireReceive post;  // what the MPI is given: bounded to the capacity (wire_receive.hpp)
   transport::Method method = transport::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Datatype held_type = MPI_DATATYPE_NULL;  // a dup keeping the MPI's type alive, if needed
@@ -50,12 +52,16 @@ struct Incoming {
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
 // the staged path uses.
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in);
-// The wire receive has completed (`received`: the MPI reported success for it): unpacks the
-// bytes that arrived, which may be fewer than posted, even a partial element, unless the
-// receive was cancelled. Releases everything either way.
-int complete_incoming(Incoming& in, const MPI_Status& status, bool received);
+// The wire receive has completed with `error`, the MPI's for it: unpacks the bytes that
+// arrived, which may be fewer than posted, even a partial element, unless the receive failed or
+// was cancelled. A truncated message unpacks nothing (MPIs differ in what they deliver then).
+// A message past the capacity that only Strider sees (a receive under 2 bytes,
+// wire_receive.hpp) gets its status's count set to the capacity and MPI_ERR_TRUNCATE reported
+// through the communicator's error handler.
+// Returns Strider's own error, not the MPI's. Releases everything either way.
+int complete_incoming(Incoming& in, MPI_Status& status, int error);
 // The unpacking part alone, once: for a completion seen before the request is freed.
-int unpack_incoming(Incoming& in, const MPI_Status& status, bool received);
+int unpack_incoming(Incoming& in, MPI_Status& status, int error);
 void release(Incoming& in);
 
 }  // namespace strider::interpose

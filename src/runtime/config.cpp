@@ -102,6 +102,7 @@ Config parse_config(const Getenv& getenv) {
                                                                   {"pack", HostP2P::Pack}};
   parse_choice(getenv, "STRIDER_P2P_HOST", kHostP2P, c.host_p2p, c.problems);
   parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);
+  parse_choice(getenv, "STRIDER_WIRE_BOUND", kTristate, c.wire_bound, c.problems);
   return c;
 }
 

@@ -27,6 +27,7 @@ struct Config {
   Tristate mpi_cuda_aware = Tristate::Unset;      // STRIDER_MPI_CUDA_AWARE (unset: ask the MPI)
   HostP2P host_p2p = HostP2P::Forward;            // STRIDER_P2P_HOST
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
+  Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 
