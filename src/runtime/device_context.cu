@@ -54,6 +54,7 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
     (void)cudaGetLastError();
     ctx->multiprocessors_ = 1;
   }
+  ctx->create_signal();
   g_contexts[device].store(ctx.get(), std::memory_order_release);
   return ctx.release();
 }
@@ -61,6 +62,36 @@ DeviceContext* DeviceContext::get(int device, std::string& error) {
 cudaError_t DeviceContext::wait() {
   const cudaError_t rc = cudaEventRecord(done_, stream_);
   return rc != cudaSuccess ? rc : cudaEventSynchronize(done_);
+}
+
+void DeviceContext::create_signal() {
+  void* host = nullptr;
+  void* blocks = nullptr;
+  void* device = nullptr;
+  if (cudaHostAlloc(&host, sizeof(unsigned), cudaHostAllocMapped) == cudaSuccess &&
+      cudaHostGetDevicePointer(&device, host, 0) == cudaSuccess &&
+      cudaMalloc(&blocks, sizeof(unsigned)) == cudaSuccess &&
+      cudaMemset(blocks, 0, sizeof(unsigned)) == cudaSuccess) {
+    *static_cast<volatile unsigned*>(host) = 0;
+    signal_flag_host_ = static_cast<unsigned*>(host);
+    signal_flag_device_ = static_cast<unsigned*>(device);
+    signal_blocks_ = static_cast<unsigned*>(blocks);
+    return;
+  }
+  (void)cudaGetLastError();  // without it every call waits on the event instead
+  if (blocks) cudaFree(blocks);
+  if (host) cudaFreeHost(host);
+}
+
+cudaError_t DeviceContext::wait_signal(unsigned seq) {
+  const volatile unsigned* flag = signal_flag_host_;
+  constexpr unsigned kSpinsPerStreamCheck = 4096;
+  for (unsigned spins = 1;; ++spins) {
+    if (*flag == seq) return cudaSuccess;
+    if (spins % kSpinsPerStreamCheck != 0) continue;
+    const cudaError_t rc = cudaStreamQuery(stream_);
+    if (rc != cudaErrorNotReady) return rc;  // done (success) or failed
+  }
 }
 
 void* DeviceContext::scratch(std::size_t bytes) {

@@ -25,6 +25,17 @@ class DeviceContext {
   // device): bench/call_cost measured it the fastest way to wait, and blocking sync 4-5 us
   // slower. Call with mutex() held.
   cudaError_t wait();
+
+  // Kernel-written completion (engine::cuda::Completion): a counter of finished blocks in
+  // device memory, a flag in mapped pinned memory, and the value the next signal writes. Null
+  // when the memory could not be had (then wait() serves). Call with mutex() held.
+  unsigned* signal_blocks() const { return signal_blocks_; }
+  unsigned* signal_flag() const { return signal_flag_device_; }
+  unsigned next_signal() { return ++signal_seq_; }
+  // Spins until the flag holds `seq`. Checks the stream now and then, so a kernel that failed
+  // (and never signals) ends the wait with its error instead of a hang; a stream found idle
+  // ends it too.
+  cudaError_t wait_signal(unsigned seq);
   int device() const { return device_; }
   int multiprocessors() const { return multiprocessors_; }
 
@@ -37,6 +48,11 @@ class DeviceContext {
   std::mutex mutex_;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t done_ = nullptr;
+  unsigned* signal_blocks_ = nullptr;
+  unsigned* signal_flag_host_ = nullptr;
+  unsigned* signal_flag_device_ = nullptr;
+  unsigned signal_seq_ = 0;
+  void create_signal();
   int device_ = -1;
   int multiprocessors_ = 1;
   void* scratch_ = nullptr;

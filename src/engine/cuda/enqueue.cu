@@ -41,6 +41,15 @@ bool visible_on(const runtime::BufferView& b, int device) {
   return b.device_visible;
 }
 
+bool signals(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
+             Direction direction, int device) {
+  if (direction == Direction::Pack && !visible_on(packed, device)) return false;
+  // The same test enqueue_transfer makes (the addresses change only the word size).
+  const auto shape = strided_shape(layout.form, layout.extent, count, 0, 0);
+  return !(shape && shape->block.dims.empty() &&
+           shape->block.block > Policy::kSignalledCopyMaxBytes);
+}
+
 cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte* user,
                              std::byte* packed, Direction direction, const Queue& queue,
                              const Policy& policy) {
@@ -48,7 +57,8 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
   const auto packed_addr = reinterpret_cast<std::uintptr_t>(packed);
   if (auto shape = strided_shape(layout.form, layout.extent, count, user_addr, packed_addr,
                                  policy.max_word)) {
-    if (shape->block.dims.empty()) {
+    if (shape->block.dims.empty() &&
+        (queue.done.flag == nullptr || shape->block.block > Policy::kSignalledCopyMaxBytes)) {
       std::byte* object = user + shape->block.offset;
       const auto bytes = static_cast<std::size_t>(shape->block.block);
       return direction == Direction::Pack
@@ -56,7 +66,7 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
                  : cudaMemcpyAsync(object, packed, bytes, cudaMemcpyDefault, queue.stream);
     }
     return launch_strided(*shape, !fits_32bit(*shape), user, packed, direction, queue.stream,
-                          queue.multiprocessors);
+                          queue.multiprocessors, queue.done);
   }
   auto list =
       list_shape(layout.form, layout.extent, count, user_addr, packed_addr, policy.max_word);
@@ -65,7 +75,7 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
   const void* table = nullptr;
   if (const cudaError_t rc = list_table_on(layout, queue, list->word, wide, &table)) return rc;
   return launch_list(*list, table, static_cast<int>(layout.form.pieces.size()), wide, user, packed,
-                     direction, queue.stream, queue.multiprocessors);
+                     direction, queue.stream, queue.multiprocessors, ListKernel::Auto, queue.done);
 }
 
 cudaError_t pack_async(const Layout& layout, std::int64_t count, const runtime::BufferView& user,
@@ -77,8 +87,10 @@ cudaError_t pack_async(const Layout& layout, std::int64_t count, const runtime::
   }
   const auto bytes = static_cast<std::size_t>(count * layout.form.size);
   if (scratch.bytes < bytes) return cudaErrorInvalidValue;
+  Queue unsignalled = queue;  // the copy after the kernel is the call's last operation
+  unsignalled.done = {};
   if (const cudaError_t rc = enqueue_transfer(layout, count, user.device, scratch.data,
-                                              Direction::Pack, queue, policy)) {
+                                              Direction::Pack, unsignalled, policy)) {
     return rc;
   }
   return cudaMemcpyAsync(packed.host, scratch.data, bytes, cudaMemcpyDefault, queue.stream);

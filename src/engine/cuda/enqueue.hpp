@@ -21,11 +21,13 @@ struct Scratch {
   std::size_t bytes = 0;
 };
 
-// The GPU a call runs on, its stream, and its size (for grid shapes).
+// The GPU a call runs on, its stream, and its size (for grid shapes). `done`, when set, is
+// signalled by the call's kernel if that kernel is the call's last operation (see *_signals).
 struct Queue {
   int device = 0;  // must be the current device
   cudaStream_t stream = nullptr;
   int multiprocessors = 1;
+  Completion done;
 };
 
 // Queues the pack of `count` elements from `user` (visible to `queue.device`'s kernels) into
@@ -40,8 +42,14 @@ cudaError_t unpack_async(const Layout& layout, std::int64_t count,
                          const runtime::BufferView& packed, const runtime::BufferView& user,
                          const Queue& queue, Scratch scratch, const Policy& policy);
 
-// Queues the kernels (or the one copy of a contiguous object) between two device-visible
-// buffers. The block list's table is uploaded on first use per device (once per type).
+// Whether a call signals `queue.done` (its last operation is a kernel): not a contiguous object
+// over Policy::kSignalledCopyMaxBytes (one copy), nor a pack through scratch and a copy.
+bool signals(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
+             Direction direction, int device);
+
+// Queues the kernels between two device-visible buffers (a contiguous object without a signal
+// to give is one copy instead). The block list's table is uploaded on first use per device
+// (once per type).
 cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte* user,
                              std::byte* packed, Direction direction, const Queue& queue,
                              const Policy& policy);

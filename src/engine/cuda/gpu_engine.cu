@@ -4,7 +4,8 @@
 //   user buffer visible to the kernels: pack_async / unpack_async (directly, or through scratch
 //     and one copy when the packed buffer is pageable host memory or another GPU's);
 //   user buffer in host memory, packed on the GPU: the host engine, then one copy.
-// Then it waits for the stream (DeviceContext::wait, bench/call_cost picks the mechanism).
+// Then it waits: on the kernel's own completion signal where the kernel ends the call, else on an
+// event (bench/call_cost measured both against the stream and device synchronizations).
 #include <cuda_runtime.h>
 
 #include <vector>
@@ -77,8 +78,17 @@ Outcome on_device(const BufferView& user, const BufferView& packed, std::string&
   return body(*ctx);
 }
 
-Queue queue_of(const DeviceContext& ctx) {
-  return Queue{ctx.device(), ctx.stream(), ctx.multiprocessors()};
+// The context's queue, armed with its kernel-written completion where it has one.
+Queue queue_of(DeviceContext& ctx) {
+  Queue q{ctx.device(), ctx.stream(), ctx.multiprocessors(), {}};
+  if (ctx.signal_flag() != nullptr)
+    q.done = {ctx.signal_blocks(), ctx.signal_flag(), ctx.next_signal()};
+  return q;
+}
+
+// Waits for the call queued on `q`: on its kernel's signal where it gives one, else the event.
+cudaError_t wait_for(DeviceContext& ctx, const Queue& q, bool signals) {
+  return signals && q.done.flag != nullptr ? ctx.wait_signal(q.done.seq) : ctx.wait();
 }
 
 }  // namespace
@@ -107,8 +117,10 @@ Outcome pack(const Layout& layout, std::int64_t count, const BufferView& user,
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    cudaError_t rc = pack_async(layout, count, user, packed, queue_of(ctx), scratch, policy);
-    if (rc == cudaSuccess) rc = ctx.wait();
+    const Queue q = queue_of(ctx);
+    cudaError_t rc = pack_async(layout, count, user, packed, q, scratch, policy);
+    if (rc == cudaSuccess)
+      rc = wait_for(ctx, q, signals(layout, count, packed, Direction::Pack, ctx.device()));
     return outcome_of(rc, "GPU pack", error);
   });
 }
@@ -133,8 +145,10 @@ Outcome unpack(const Layout& layout, std::int64_t count, const BufferView& packe
       error = "no GPU memory for a scratch buffer";
       return Outcome::Fallback;
     }
-    cudaError_t rc = unpack_async(layout, count, packed, user, queue_of(ctx), scratch, policy);
-    if (rc == cudaSuccess) rc = ctx.wait();
+    const Queue q = queue_of(ctx);
+    cudaError_t rc = unpack_async(layout, count, packed, user, q, scratch, policy);
+    if (rc == cudaSuccess)
+      rc = wait_for(ctx, q, signals(layout, count, packed, Direction::Unpack, ctx.device()));
     return outcome_of(rc, "GPU unpack", error);
   });
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "engine/cuda/launch.hpp"
 #include "engine/cuda/launch_plan.hpp"
 #include "engine/cuda/word_offset.hpp"
 
@@ -35,6 +36,22 @@ template <>
 struct WordOf<16> {
   using type = uint4;
 };
+
+// The end of every kernel: signals `done` (see Completion) once all blocks have finished.
+// Every thread reaches it (the kernels have no early exits).
+// The barrier orders the block's writes before thread 0's system fence, which is cumulative, so
+// one fence per block covers them (the pattern of CUTLASS's semaphore); a fence in every thread
+// cost microseconds on 64 KiB of one-byte words.
+__device__ __forceinline__ void signal_done(const Completion& done) {
+  if (done.flag == nullptr) return;
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  __threadfence_system();
+  if (atomicAdd(done.blocks, 1u) != gridDim.x - 1) return;
+  *done.blocks = 0;
+  __threadfence_system();
+  *reinterpret_cast<volatile unsigned*>(done.flag) = done.seq;
+}
 
 // The grid-stride loop shared by all kernels; `offset_of(p)` maps packed word p to its byte
 // offset from the user buffer's origin. Pack issues all its scattered loads before the first
@@ -77,7 +94,8 @@ __device__ __forceinline__ void copy_words(Index total, OffsetOf offset_of, std:
 
 template <int W, class Div, bool kPack>
 __global__ void __launch_bounds__(Policy::kThreads)
-    strided_kernel(const StridedLaunch<Div> l, std::byte* user, std::byte* packed) {
+    strided_kernel(const StridedLaunch<Div> l, std::byte* user, std::byte* packed,
+                   const Completion done) {
   using Index = typename IndexOf<Div>::type;
   copy_words<W, Index, kPack>(
       static_cast<Index>(l.total_words),
@@ -86,22 +104,26 @@ __global__ void __launch_bounds__(Policy::kThreads)
                                                       l.stride, p);
       },
       user, packed);
+  signal_done(done);
 }
 
 template <int W, class Div, bool kPack>
 __global__ void __launch_bounds__(Policy::kThreads)
-    list_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed) {
+    list_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed,
+                const Completion done) {
   using Index = typename IndexOf<Div>::type;
   copy_words<W, Index, kPack>(
       static_cast<Index>(l.total_words), [&](Index p) { return list_offset<W>(l, p); }, user,
       packed);
+  signal_done(done);
 }
 
 // Block lists of many small pieces: a warp per piece of each repetition, its lanes over the
 // piece's words (CUB's "warp per buffer" size class), so no thread searches for its piece.
 template <int W, class Div, bool kPack>
 __global__ void __launch_bounds__(Policy::kThreads)
-    list_warp_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed) {
+    list_warp_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed,
+                     const Completion done) {
   using Index = typename IndexOf<Div>::type;
   using Word = typename WordOf<W>::type;
   constexpr int kWarp = 32;
@@ -129,6 +151,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
       }
     }
   }
+  signal_done(done);
 }
 
 }  // namespace strider::engine::cuda

@@ -21,7 +21,7 @@ unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
 
 template <int W, class Div>
 cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed, Direction d,
-                      cudaStream_t stream, unsigned grid) {
+                      cudaStream_t stream, unsigned grid, const Completion& done) {
   StridedLaunch<Div> l;
   if constexpr (std::is_same_v<Div, FastDivmod32>) {
     l = launch32(s);
@@ -29,9 +29,9 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
     l = launch64(s);
   }
   if (d == Direction::Pack) {
-    strided_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
+    strided_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done);
   } else {
-    strided_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
+    strided_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done);
   }
   return cudaGetLastError();
 }
@@ -39,15 +39,17 @@ cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed,
 template <int W, class Div>
 cudaError_t list_w(const ListShape& s, const void* table, int npieces, std::byte* user,
                    std::byte* packed, Direction d, cudaStream_t stream, unsigned grid,
-                   bool warp_per_piece) {
+                   bool warp_per_piece, const Completion& done) {
   const ListLaunch<Div> l = list_launch<Div>(s, static_cast<const std::byte*>(table), npieces);
   const bool pack = d == Direction::Pack;
   if (warp_per_piece) {
-    pack ? list_warp_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed)
-         : list_warp_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
+    pack ? list_warp_kernel<W, Div, true>
+        <<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done)
+         : list_warp_kernel<W, Div, false>
+        <<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done);
   } else {
-    pack ? list_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed)
-         : list_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed);
+    pack ? list_kernel<W, Div, true><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done)
+         : list_kernel<W, Div, false><<<grid, Policy::kThreads, 0, stream>>>(l, user, packed, done);
   }
   return cudaGetLastError();
 }
@@ -75,17 +77,19 @@ cudaError_t dispatch(int word, bool wide, F&& f) {
 }  // namespace
 
 cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user, std::byte* packed,
-                           Direction direction, cudaStream_t stream, int multiprocessors) {
+                           Direction direction, cudaStream_t stream, int multiprocessors,
+                           const Completion& done) {
   const unsigned grid = grid_for(shape.total_words, shape.word, multiprocessors);
   return dispatch(shape.word, wide, [&](auto div, auto word) {
     return strided_w<decltype(word)::value, decltype(div)>(shape, user, packed, direction, stream,
-                                                           grid);
+                                                           grid, done);
   });
 }
 
 cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, bool wide,
                         std::byte* user, std::byte* packed, Direction direction,
-                        cudaStream_t stream, int multiprocessors, ListKernel kind) {
+                        cudaStream_t stream, int multiprocessors, ListKernel kind,
+                        const Completion& done) {
   const bool warp_per_piece =
       kind == ListKernel::WarpPerPiece ||
       (kind == ListKernel::Auto && npieces >= Policy::kWarpPieceMinPieces &&
@@ -98,8 +102,8 @@ cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, 
         std::uint64_t{1} << 30, (jobs + warps_per_block - 1) / warps_per_block));
   }
   return dispatch(shape.word, wide, [&](auto div, auto word) {
-    return list_w<decltype(word)::value, decltype(div)>(shape, table, npieces, user, packed,
-                                                        direction, stream, grid, warp_per_piece);
+    return list_w<decltype(word)::value, decltype(div)>(
+        shape, table, npieces, user, packed, direction, stream, grid, warp_per_piece, done);
   });
 }
 

@@ -12,9 +12,21 @@ namespace strider::engine::cuda {
 
 enum class Direction { Pack, Unpack };
 
+// How a kernel tells the host it has finished, without the driver: each block fences its writes
+// system-wide and counts itself in `blocks` (device memory, 0 between launches); the last one
+// resets the count and writes `seq` to `flag` (mapped pinned host memory), on which the host
+// spins. bench/call_cost: 1-2 us sooner than a stream or event synchronization. Unset (null
+// flag): no signal.
+struct Completion {
+  unsigned* blocks = nullptr;
+  unsigned* flag = nullptr;
+  unsigned seq = 0;
+};
+
 // `wide`: 64-bit index arithmetic (required unless fits_32bit(shape); tests force it).
 cudaError_t launch_strided(const StridedShape& shape, bool wide, std::byte* user, std::byte* packed,
-                           Direction direction, cudaStream_t stream, int multiprocessors);
+                           Direction direction, cudaStream_t stream, int multiprocessors,
+                           const Completion& done = {});
 
 // How a block list's threads find their piece: by search (any list), or a warp per piece (many
 // small pieces); Auto picks by the pieces' mean size.
@@ -24,6 +36,6 @@ enum class ListKernel { Auto, Search, WarpPerPiece };
 cudaError_t launch_list(const ListShape& shape, const void* table, int npieces, bool wide,
                         std::byte* user, std::byte* packed, Direction direction,
                         cudaStream_t stream, int multiprocessors,
-                        ListKernel kind = ListKernel::Auto);
+                        ListKernel kind = ListKernel::Auto, const Completion& done = {});
 
 }  // namespace strider::engine::cuda

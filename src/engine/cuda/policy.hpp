@@ -25,6 +25,11 @@ struct Policy {
   static constexpr std::uint64_t kWarpPieceMaxWords = 128;
   static constexpr int kWarpPieceMinPieces = 32;
 
+  // Contiguous objects up to this size are copied by the strided kernel, which signals its own
+  // completion; larger ones by one cudaMemcpyAsync, waited on with an event (bench/call_cost on
+  // an H100: the kernel won at 1 KiB, the copy engine at 64 KiB and up).
+  static constexpr std::int64_t kSignalledCopyMaxBytes = 4096;
+
   // The largest word (bytes) a thread moves: 16, 8, 4, 2 or 1.
   int max_word = 16;
 };
