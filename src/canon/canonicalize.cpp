@@ -7,21 +7,61 @@
 
 namespace strider::canon {
 
-ir::Node canonicalize(ir::Node node, std::vector<Step>* trace) {
-  // Every pass strictly shrinks or normalizes the tree, so a fixed point comes quickly; the
-  // bound only turns a bug into an exception instead of a hang.
-  constexpr int kMaxSweeps = 10000;
-  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+namespace {
+
+// Bounds on rewriting one node (or, traced, the whole tree): every rule strictly shrinks or
+// normalizes, so a fixed point comes quickly; the bound only turns a bug into an exception.
+constexpr int kMaxRounds = 10000;
+
+// Whole-tree sweeps, each pass over every node, recording each change: the reference order,
+// kept for traces (tools and debug logs), where cost does not matter.
+ir::Node canonicalize_traced(ir::Node node, std::vector<Step>& trace) {
+  for (int sweep = 0; sweep < kMaxRounds; ++sweep) {
     bool changed = false;
     for (const Pass& pass : all_passes()) {
       if (pass.apply(node)) {
         changed = true;
-        if (trace) trace->push_back({pass.name, node});
+        trace.push_back({pass.name, node});
       }
     }
     if (!changed) return node;
   }
   throw std::logic_error("canonicalization did not reach a fixed point");
+}
+
+// Rewrites `n`, whose children are canonical, until no rule applies at it. Run detection is the
+// only rule that makes new children (streams over a moved unit); they are settled in turn.
+void settle(ir::Node& n) {
+  for (int round = 0; round < kMaxRounds; ++round) {
+    // A non-empty dense block is canonical: the common leaf costs one test. A list is checked by
+    // one scan rather than by running each rule over its items.
+    if ((n.is_dense() && n.bytes > 0) || list_is_settled(n)) return;
+    bool changed = false;
+    for (const Pass& pass : all_passes()) {
+      if (!pass.at(n)) continue;
+      changed = true;
+      if (pass.at == &detect_runs_at) {
+        for (ir::Node& c : n.children) settle(c);
+      }
+    }
+    if (!changed) return;
+  }
+  throw std::logic_error("canonicalization did not reach a fixed point");
+}
+
+// One walk, children first: each node is visited once plus its own rewrites, so the cost is
+// linear in the tree, where whole-tree sweeps re-walked every node once per pass per sweep.
+void canonicalize_in_place(ir::Node& n) {
+  for (ir::Node& c : n.children) canonicalize_in_place(c);
+  settle(n);
+}
+
+}  // namespace
+
+ir::Node canonicalize(ir::Node node, std::vector<Step>* trace) {
+  if (trace) return canonicalize_traced(std::move(node), *trace);
+  canonicalize_in_place(node);
+  return node;
 }
 
 namespace {
@@ -34,8 +74,9 @@ class Lowering {
   bool emit(const ir::Node& node, std::int64_t base, std::vector<StridedBlock>& out) {
     const std::int64_t origin = base + node.offset;
     switch (node.kind) {
-      case ir::Kind::Dense:
-        return push(StridedBlock{origin, node.bytes, {}}, out);
+      case ir::Kind::Dense:  // a block without dims is already normalized
+        return push_normalized(
+            node.bytes > 0 ? StridedBlock{origin, node.bytes, {}} : StridedBlock{}, out);
       case ir::Kind::Stream: {
         std::vector<StridedBlock> inner;
         if (!emit(node.child(), 0, inner)) return false;
@@ -79,6 +120,11 @@ class Lowering {
         return true;
       }
       case ir::Kind::List:
+        // Room for one piece per item at least, growing geometrically as push_back would.
+        if (out.capacity() - out.size() < node.children.size()) {
+          out.reserve(std::min(max_pieces_,
+                               std::max(2 * out.capacity(), out.size() + node.children.size())));
+        }
         for (const ir::Node& item : node.children) {
           if (!emit(item, origin, out)) return false;
         }
