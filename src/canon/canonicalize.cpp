@@ -78,6 +78,12 @@ class Lowering {
         return push_normalized(
             node.bytes > 0 ? StridedBlock{origin, node.bytes, {}} : StridedBlock{}, out);
       case ir::Kind::Stream: {
+        // A stream of one dense block (what run detection makes) is one piece: no scratch list.
+        if (const ir::Node& c = node.child(); c.is_dense()) {
+          if (c.bytes <= 0) return true;
+          return push(StridedBlock{origin + c.offset, c.bytes, {Dim{node.count, node.stride}}},
+                      out);
+        }
         std::vector<StridedBlock> inner;
         if (!emit(node.child(), 0, inner)) return false;
         if (inner.size() == 1) {
