@@ -9,29 +9,40 @@ namespace strider::canon {
 
 namespace {
 
-// Bounds on rewriting one node (or, traced, the whole tree): every rule strictly shrinks or
-// normalizes, so a fixed point comes quickly; the bound only turns a bug into an exception.
+// Bound on rewriting one node: every rule strictly shrinks or normalizes, so a fixed point comes
+// quickly; the bound only turns a bug into an exception.
 constexpr int kMaxRounds = 10000;
 
-// Whole-tree sweeps, each pass over every node, recording each change: the reference order,
-// kept for traces (tools and debug logs), where cost does not matter.
-ir::Node canonicalize_traced(ir::Node node, std::vector<Step>& trace) {
-  for (int sweep = 0; sweep < kMaxRounds; ++sweep) {
-    bool changed = false;
-    for (const Pass& pass : all_passes()) {
-      if (pass.apply(node)) {
-        changed = true;
-        trace.push_back({pass.name, node});
-      }
+// Records the whole tree after each rewrite, for tools and debug logs. Snapshots cost O(tree)
+// each, so only the first kMaxSteps are kept, then one last step with the result.
+class Tracer {
+ public:
+  Tracer(const ir::Node& root, std::vector<Step>& steps) : root_(root), steps_(steps) {}
+  void record(const char* pass) {
+    if (recorded_ < kMaxSteps) {
+      steps_.push_back({pass, root_});
+      ++recorded_;
+    } else {
+      ++skipped_;
     }
-    if (!changed) return node;
   }
-  throw std::logic_error("canonicalization did not reach a fixed point");
-}
+  void finish() {
+    if (skipped_ > 0) {
+      steps_.push_back({"(" + std::to_string(skipped_) + " more steps)", root_});
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMaxSteps = 256;
+  const ir::Node& root_;
+  std::vector<Step>& steps_;
+  std::size_t recorded_ = 0;
+  std::size_t skipped_ = 0;
+};
 
 // Rewrites `n`, whose children are canonical, until no rule applies at it. Run detection is the
 // only rule that makes new children (streams over a moved unit); they are settled in turn.
-void settle(ir::Node& n) {
+void settle(ir::Node& n, Tracer* tracer) {
   for (int round = 0; round < kMaxRounds; ++round) {
     // A non-empty dense block is canonical: the common leaf costs one test. A list is checked by
     // one scan rather than by running each rule over its items.
@@ -40,8 +51,9 @@ void settle(ir::Node& n) {
     for (const Pass& pass : all_passes()) {
       if (!pass.at(n)) continue;
       changed = true;
+      if (tracer) tracer->record(pass.name);
       if (pass.at == &detect_runs_at) {
-        for (ir::Node& c : n.children) settle(c);
+        for (ir::Node& c : n.children) settle(c, tracer);
       }
     }
     if (!changed) return;
@@ -50,17 +62,23 @@ void settle(ir::Node& n) {
 }
 
 // One walk, children first: each node is visited once plus its own rewrites, so the cost is
-// linear in the tree, where whole-tree sweeps re-walked every node once per pass per sweep.
-void canonicalize_in_place(ir::Node& n) {
-  for (ir::Node& c : n.children) canonicalize_in_place(c);
-  settle(n);
+// linear in the tree, where sweeping every pass over the whole tree to a fixed point re-walked
+// (and re-copied) every node once per pass per sweep.
+void canonicalize_in_place(ir::Node& n, Tracer* tracer) {
+  for (ir::Node& c : n.children) canonicalize_in_place(c, tracer);
+  settle(n, tracer);
 }
 
 }  // namespace
 
 ir::Node canonicalize(ir::Node node, std::vector<Step>* trace) {
-  if (trace) return canonicalize_traced(std::move(node), *trace);
-  canonicalize_in_place(node);
+  if (trace) {
+    Tracer tracer(node, *trace);
+    canonicalize_in_place(node, &tracer);
+    tracer.finish();
+  } else {
+    canonicalize_in_place(node, nullptr);
+  }
   return node;
 }
 

@@ -1,4 +1,4 @@
-// The one-walk canonicalizer against the whole-tree sweeps it replaced (still used for traces).
+// The one-walk canonicalizer against the whole-tree sweeps it replaced.
 // The two apply the rules in different orders and may reach different trees, so both are held
 // to what matters: the same typemap (the ordered bytes), as a tree and lowered, and a fixed point
 // of every pass; on random trees, on long block lists, where the rewritten in-place passes and
@@ -33,9 +33,13 @@ std::vector<std::int64_t> form_offsets(const canon::CanonicalForm& form) {
   return ir::byte_offsets(all);
 }
 
-Node traced(const Node& n) {
-  std::vector<canon::Step> steps;
-  return canon::canonicalize(n, &steps);
+// The reference order: every pass over the whole tree, repeated until none changes it.
+Node sweeps(Node n) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const canon::Pass& pass : canon::all_passes()) changed |= pass.apply(n);
+  }
+  return n;
 }
 
 void expect_fixed_point(const Node& canonical) {
@@ -51,7 +55,7 @@ TEST(CanonicalizeLinear, AgreesWithTheWholeTreeSweepsOnTheTypemap) {
   for (int t = 0; t < 20000; ++t) {
     const Node original = testing::random_tree(rng, 1 + t % 6);
     const Node canonical = canon::canonicalize(original);
-    const Node reference = traced(original);
+    const Node reference = sweeps(original);
     const auto expected = ir::byte_offsets(original);
     ASSERT_EQ(ir::byte_offsets(canonical), expected) << ir::to_string(original);
     ASSERT_EQ(ir::byte_offsets(reference), expected) << ir::to_string(original);
@@ -88,6 +92,25 @@ Node long_list(std::mt19937_64& rng, std::int64_t n) {
   return Node::list(std::move(items));
 }
 
+TEST(CanonicalizeLinear, TracingDoesNotChangeTheResult) {
+  std::mt19937_64 rng(kSeed + 4);
+  for (int t = 0; t < 2000; ++t) {
+    const Node original = testing::random_tree(rng, 1 + t % 6);
+    std::vector<canon::Step> steps;
+    const Node canonical = canon::canonicalize(original, &steps);
+    ASSERT_EQ(canonical, canon::canonicalize(original));
+    if (!steps.empty()) ASSERT_EQ(steps.back().result, canonical);
+  }
+  // A long list: the trace keeps its first steps and the result.
+  std::vector<Node> items;
+  for (int i = 0; i < 2000; ++i) items.push_back(Node::stream(7 * i, 1, 3, Node::dense(0, 2)));
+  std::vector<canon::Step> steps;
+  const Node canonical = canon::canonicalize(Node::list(std::move(items)), &steps);
+  ASSERT_EQ(steps.size(), 257u);
+  EXPECT_EQ(steps.back().result, canonical);
+  EXPECT_EQ(canonical, Node::stream(0, 2000, 7, Node::dense(0, 2)));
+}
+
 TEST(CanonicalizeLinear, LongListsKeepTheTypemap) {
   std::mt19937_64 rng(kSeed + 1);
   for (std::int64_t n : {1000, 10000, 100000}) {
@@ -99,7 +122,7 @@ TEST(CanonicalizeLinear, LongListsKeepTheTypemap) {
     const auto form = canon::lower(canonical);
     ASSERT_TRUE(form.has_value());
     ASSERT_EQ(form_offsets(*form), expected) << n << " items";
-    if (n <= 10000) ASSERT_EQ(ir::byte_offsets(traced(original)), expected) << n << " items";
+    if (n <= 10000) ASSERT_EQ(ir::byte_offsets(sweeps(original)), expected) << n << " items";
   }
 }
 
@@ -183,7 +206,7 @@ TEST(CanonicalizeLinear, StructOfTwoLongHindexed) {
   const Node canonical = canon::canonicalize(s);
   ASSERT_EQ(ir::byte_offsets(canonical), expected);
   expect_fixed_point(canonical);
-  ASSERT_EQ(ir::byte_offsets(traced(s)), expected);
+  ASSERT_EQ(ir::byte_offsets(sweeps(s)), expected);
   const auto form = canon::lower(canonical);
   ASSERT_TRUE(form.has_value());
   EXPECT_EQ(form_offsets(*form), expected);
