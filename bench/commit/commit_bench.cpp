@@ -1,6 +1,7 @@
 // Commit-time benchmark: how long create + MPI_Type_commit + MPI_Type_free takes per
 // construction. Run once without and once with LD_PRELOAD=libstrider.so; the difference is the
-// cost of Strider decoding and planning each committed type.
+// cost of Strider decoding and planning each committed type. Block-list types (indexed, hindexed,
+// indexed_block, struct) of 10 to 10^6 entries show what a commit costs per entry.
 #include <dlfcn.h>
 #include <mpi.h>
 #include <strider/strider.h>
@@ -11,6 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,9 +34,10 @@ GetStats strider_stats_fn() {
 using Build = std::function<MPI_Datatype(std::vector<MPI_Datatype>& temps)>;
 
 struct Construction {
-  const char* name;
+  std::string name;
   int depth;  // constructor nesting levels above the named types
   Build build;
+  long entries = 0;  // blocks in the type's lists (0: not a block-list type)
 };
 
 MPI_Datatype keep(std::vector<MPI_Datatype>& temps, MPI_Datatype t) {
@@ -111,17 +115,121 @@ MPI_Datatype nested_depth4(std::vector<MPI_Datatype>& temps) {
   return t;
 }
 
+// Block lists of MPI_INTs: `lengths` and increasing `displs` (in ints), built once per size so
+// every repetition commits the same type. Irregular: random lengths 1..8 and random gaps, so
+// runs of equal stride are short. Runs: blocks of 4 ints every 8 ints, in runs of 256 with a
+// random jump between runs, which run detection should collapse to one stream per run.
+struct BlockList {
+  std::vector<int> lengths;
+  std::vector<int> displs;
+};
+
+BlockList irregular_blocks(long n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> len(1, 8), gap(0, 7);
+  BlockList b;
+  int at = 0;
+  for (long i = 0; i < n; ++i) {
+    b.lengths.push_back(len(rng));
+    b.displs.push_back(at);
+    at += b.lengths.back() + gap(rng);
+  }
+  return b;
+}
+
+BlockList run_blocks(long n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> jump(1, 64);
+  BlockList b;
+  int at = 0;
+  for (long i = 0; i < n; ++i) {
+    if (i > 0 && i % 256 == 0) at += jump(rng);
+    b.lengths.push_back(4);
+    b.displs.push_back(at);
+    at += 8;
+  }
+  return b;
+}
+
+std::vector<MPI_Aint> byte_displs(const std::vector<int>& displs) {
+  std::vector<MPI_Aint> out(displs.size());
+  for (std::size_t i = 0; i < displs.size(); ++i) out[i] = MPI_Aint{4} * displs[i];
+  return out;
+}
+
+void add_block_lists(std::vector<Construction>& all) {
+  for (long n : {10L, 100L, 1000L, 10000L, 100000L, 1000000L}) {
+    const std::string sz = std::to_string(n);
+    auto irr = std::make_shared<BlockList>(irregular_blocks(n, 1));
+    auto hd = std::make_shared<std::vector<MPI_Aint>>(byte_displs(irr->displs));
+    all.push_back({"indexed_random_" + sz, 1,
+                   [irr](std::vector<MPI_Datatype>&) {
+                     MPI_Datatype t;
+                     MPI_Type_indexed(static_cast<int>(irr->lengths.size()), irr->lengths.data(),
+                                      irr->displs.data(), MPI_INT, &t);
+                     return t;
+                   },
+                   n});
+    all.push_back({"hindexed_random_" + sz, 1,
+                   [irr, hd](std::vector<MPI_Datatype>&) {
+                     MPI_Datatype t;
+                     MPI_Type_create_hindexed(static_cast<int>(irr->lengths.size()),
+                                              irr->lengths.data(), hd->data(), MPI_INT, &t);
+                     return t;
+                   },
+                   n});
+    all.push_back({"indexed_block_random_" + sz, 1,
+                   [irr](std::vector<MPI_Datatype>&) {
+                     MPI_Datatype t;
+                     MPI_Type_create_indexed_block(static_cast<int>(irr->displs.size()), 3,
+                                                   irr->displs.data(), MPI_INT, &t);
+                     return t;
+                   },
+                   n});
+    // Two hindexed halves of n/2 entries each (at least 1), the second placed after the first.
+    auto half = std::make_shared<BlockList>(irregular_blocks(std::max(1L, n / 2), 2));
+    auto half_d = std::make_shared<std::vector<MPI_Aint>>(byte_displs(half->displs));
+    all.push_back({"struct_2_hindexed_random_" + sz, 2,
+                   [half, half_d](std::vector<MPI_Datatype>& temps) {
+                     const int k = static_cast<int>(half->lengths.size());
+                     MPI_Datatype a, b, t;
+                     MPI_Type_create_hindexed(k, half->lengths.data(), half_d->data(), MPI_INT, &a);
+                     MPI_Type_create_hindexed(k, half->lengths.data(), half_d->data(), MPI_INT, &b);
+                     const int lengths[2] = {1, 1};
+                     const MPI_Aint displs[2] = {0, 4 * (MPI_Aint{half->displs.back()} + 16)};
+                     const MPI_Datatype types[2] = {keep(temps, a), keep(temps, b)};
+                     MPI_Type_create_struct(2, lengths, displs, types, &t);
+                     return t;
+                   },
+                   2 * std::max(1L, n / 2)});
+    auto runs = std::make_shared<BlockList>(run_blocks(n, 3));
+    auto runs_d = std::make_shared<std::vector<MPI_Aint>>(byte_displs(runs->displs));
+    all.push_back({"hindexed_runs256_" + sz, 1,
+                   [runs, runs_d](std::vector<MPI_Datatype>&) {
+                     MPI_Datatype t;
+                     MPI_Type_create_hindexed(static_cast<int>(runs->lengths.size()),
+                                              runs->lengths.data(), runs_d->data(), MPI_INT, &t);
+                     return t;
+                   },
+                   n});
+  }
+}
+
 const std::vector<Construction>& constructions() {
-  static const std::vector<Construction> all = {
-      {"box_subarray3d", 1, box_subarray3d},
-      {"box_subarray2d_hvector", 2, box_subarray2d_hvector},
-      {"box_vector_hvector_hvector", 3, box_vector_hvector_hvector},
-      {"vector_1024x8_stride512", 1, plain_vector},
-      {"contiguous_4_float", 1, contiguous_floats},
-      {"indexed_16_irregular", 1, indexed16},
-      {"struct_int_double_vector", 2, struct_int_double_vector},
-      {"nested_depth4", 4, nested_depth4},
-  };
+  static const std::vector<Construction> all = [] {
+    std::vector<Construction> v = {
+        {"box_subarray3d", 1, box_subarray3d},
+        {"box_subarray2d_hvector", 2, box_subarray2d_hvector},
+        {"box_vector_hvector_hvector", 3, box_vector_hvector_hvector},
+        {"vector_1024x8_stride512", 1, plain_vector},
+        {"contiguous_4_float", 1, contiguous_floats},
+        {"indexed_16_irregular", 1, indexed16},
+        {"struct_int_double_vector", 2, struct_int_double_vector},
+        {"nested_depth4", 4, nested_depth4},
+    };
+    add_block_lists(v);
+    return v;
+  }();
   return all;
 }
 
@@ -156,13 +264,16 @@ const char* strider_verdict(GetStats get, const Build& build) {
 
 void usage(const char* argv0) {
   std::printf(
-      "usage: %s [--quick] [--reps N] [--out FILE] [--mpi-version]\n"
+      "usage: %s [--quick] [--reps N] [--out FILE] [--only TEXT] [--mpi-version]\n"
       "Times create + MPI_Type_commit + MPI_Type_free per datatype construction and writes\n"
-      "CSV (mpi,strider,construction,depth,median_us,p90_us,reps) to FILE or stdout.\n"
+      "CSV (mpi,strider,construction,depth,median_us,p90_us,reps,entries,per_entry_ns) to FILE\n"
+      "or stdout; per_entry_ns = median / entries for block-list types (0 otherwise).\n"
       "Run it with and without LD_PRELOAD=libstrider.so to see what Strider adds per commit.\n"
       "  --quick        50 repetitions (smoke test)\n"
-      "  --reps N       repetitions per construction (default 2000, after a warm-up)\n"
+      "  --reps N       repetitions per construction (default 2000, after a warm-up); fewer\n"
+      "                 (at least 3) where N would take more than about a second\n"
       "  --out FILE     write the CSV to FILE\n"
+      "  --only TEXT    only the constructions whose name contains TEXT\n"
       "  --mpi-version  print the MPI library version (first line) and exit\n",
       argv0);
 }
@@ -173,6 +284,7 @@ int main(int argc, char** argv) {
   int reps = 2000;
   bool version_only = false;
   const char* out_path = nullptr;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -184,6 +296,8 @@ int main(int argc, char** argv) {
       reps = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--out" && i + 1 < argc) {
       out_path = argv[++i];
+    } else if (arg == "--only" && i + 1 < argc) {
+      only = argv[++i];
     } else if (arg == "--mpi-version") {
       version_only = true;
     } else {
@@ -212,15 +326,24 @@ int main(int argc, char** argv) {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   const GetStats get = strider_stats_fn();
-  std::fprintf(out, "mpi,strider,construction,depth,median_us,p90_us,reps\n");
+  std::fprintf(out, "mpi,strider,construction,depth,median_us,p90_us,reps,entries,per_entry_ns\n");
   for (const auto& c : constructions()) {
-    if (get) std::fprintf(stderr, "# strider: %s %s\n", c.name, strider_verdict(get, c.build));
-    // Warm-up: first-touch allocations in the MPI and in Strider's plan cache.
-    for (int i = 0; i < std::max(10, reps / 10); ++i) once_us(c.build);
-    std::vector<double> t(static_cast<std::size_t>(reps));
+    if (c.name.find(only) == std::string::npos) continue;
+    if (get) {
+      std::fprintf(stderr, "# strider: %s %s\n", c.name.c_str(), strider_verdict(get, c.build));
+    }
+    // Warm-up: first-touch allocations in the MPI and in Strider's plan cache. Large types get
+    // fewer repetitions so that each construction takes about a second.
+    const double first_us = once_us(c.build);
+    const int n = std::clamp(static_cast<int>(1e6 / std::max(first_us, 1e-3)), 3, reps);
+    for (int i = 0; i < std::max(std::min(10, n), n / 10); ++i) once_us(c.build);
+    std::vector<double> t(static_cast<std::size_t>(n));
     for (auto& x : t) x = once_us(c.build);
-    std::fprintf(out, "%s,%d,%s,%d,%.3f,%.3f,%d\n", kMpiName, get ? 1 : 0, c.name, c.depth,
-                 percentile(t, 0.5), percentile(t, 0.9), reps);
+    const double median = percentile(t, 0.5);
+    std::fprintf(out, "%s,%d,%s,%d,%.3f,%.3f,%d,%ld,%.2f\n", kMpiName, get ? 1 : 0, c.name.c_str(),
+                 c.depth, median, percentile(t, 0.9), n, c.entries,
+                 c.entries > 0 ? median * 1e3 / static_cast<double>(c.entries) : 0.0);
+    std::fflush(out);
   }
   if (out != stdout) std::fclose(out);
   MPI_Finalize();

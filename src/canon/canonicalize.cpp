@@ -7,21 +7,79 @@
 
 namespace strider::canon {
 
-ir::Node canonicalize(ir::Node node, std::vector<Step>* trace) {
-  // Every pass strictly shrinks or normalizes the tree, so a fixed point comes quickly; the
-  // bound only turns a bug into an exception instead of a hang.
-  constexpr int kMaxSweeps = 10000;
-  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+namespace {
+
+// Bound on rewriting one node: every rule strictly shrinks or normalizes, so a fixed point comes
+// quickly; the bound only turns a bug into an exception.
+constexpr int kMaxRounds = 10000;
+
+// Records the whole tree after each rewrite, for tools and debug logs. Snapshots cost O(tree)
+// each, so only the first kMaxSteps are kept, then one last step with the result.
+class Tracer {
+ public:
+  Tracer(const ir::Node& root, std::vector<Step>& steps) : root_(root), steps_(steps) {}
+  void record(const char* pass) {
+    if (recorded_ < kMaxSteps) {
+      steps_.push_back({pass, root_});
+      ++recorded_;
+    } else {
+      ++skipped_;
+    }
+  }
+  void finish() {
+    if (skipped_ > 0) {
+      steps_.push_back({"(" + std::to_string(skipped_) + " more steps)", root_});
+    }
+  }
+
+ private:
+  static constexpr std::size_t kMaxSteps = 256;
+  const ir::Node& root_;
+  std::vector<Step>& steps_;
+  std::size_t recorded_ = 0;
+  std::size_t skipped_ = 0;
+};
+
+// Rewrites `n`, whose children are canonical, until no rule applies at it. Run detection is the
+// only rule that makes new children (streams over a moved unit); they are settled in turn.
+void settle(ir::Node& n, Tracer* tracer) {
+  for (int round = 0; round < kMaxRounds; ++round) {
+    // A non-empty dense block is canonical: the common leaf costs one test. A list is checked by
+    // one scan rather than by running each rule over its items.
+    if ((n.is_dense() && n.bytes > 0) || list_is_settled(n)) return;
     bool changed = false;
     for (const Pass& pass : all_passes()) {
-      if (pass.apply(node)) {
-        changed = true;
-        if (trace) trace->push_back({pass.name, node});
+      if (!pass.at(n)) continue;
+      changed = true;
+      if (tracer) tracer->record(pass.name);
+      if (pass.at == &detect_runs_at) {
+        for (ir::Node& c : n.children) settle(c, tracer);
       }
     }
-    if (!changed) return node;
+    if (!changed) return;
   }
   throw std::logic_error("canonicalization did not reach a fixed point");
+}
+
+// One walk, children first: each node is visited once plus its own rewrites, so the cost is
+// linear in the tree, where sweeping every pass over the whole tree to a fixed point re-walked
+// (and re-copied) every node once per pass per sweep.
+void canonicalize_in_place(ir::Node& n, Tracer* tracer) {
+  for (ir::Node& c : n.children) canonicalize_in_place(c, tracer);
+  settle(n, tracer);
+}
+
+}  // namespace
+
+ir::Node canonicalize(ir::Node node, std::vector<Step>* trace) {
+  if (trace) {
+    Tracer tracer(node, *trace);
+    canonicalize_in_place(node, &tracer);
+    tracer.finish();
+  } else {
+    canonicalize_in_place(node, nullptr);
+  }
+  return node;
 }
 
 namespace {
@@ -34,9 +92,16 @@ class Lowering {
   bool emit(const ir::Node& node, std::int64_t base, std::vector<StridedBlock>& out) {
     const std::int64_t origin = base + node.offset;
     switch (node.kind) {
-      case ir::Kind::Dense:
-        return push(StridedBlock{origin, node.bytes, {}}, out);
+      case ir::Kind::Dense:  // a block without dims is already normalized
+        return push_normalized(
+            node.bytes > 0 ? StridedBlock{origin, node.bytes, {}} : StridedBlock{}, out);
       case ir::Kind::Stream: {
+        // A stream of one dense block (what run detection makes) is one piece: no scratch list.
+        if (const ir::Node& c = node.child(); c.is_dense()) {
+          if (c.bytes <= 0) return true;
+          return push(StridedBlock{origin + c.offset, c.bytes, {Dim{node.count, node.stride}}},
+                      out);
+        }
         std::vector<StridedBlock> inner;
         if (!emit(node.child(), 0, inner)) return false;
         if (inner.size() == 1) {
@@ -79,6 +144,11 @@ class Lowering {
         return true;
       }
       case ir::Kind::List:
+        // Room for one piece per item at least, growing geometrically as push_back would.
+        if (out.capacity() - out.size() < node.children.size()) {
+          out.reserve(std::min(max_pieces_,
+                               std::max(2 * out.capacity(), out.size() + node.children.size())));
+        }
         for (const ir::Node& item : node.children) {
           if (!emit(item, origin, out)) return false;
         }

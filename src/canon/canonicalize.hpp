@@ -17,7 +17,9 @@ struct Step {
   ir::Node result;
 };
 
-// Applies all passes until none changes the tree. Records every change in `trace` if given.
+// Rewrites the tree until no pass changes it: one walk, children first, each node rewritten by the
+// passes' rules until none applies (linear in the tree). Records the tree after each change in
+// `trace` if given (the first 256, then the result).
 ir::Node canonicalize(ir::Node node, std::vector<Step>* trace = nullptr);
 
 // Default bound on the pieces of a non-strided form; larger types are left to the system MPI.

@@ -11,7 +11,8 @@ namespace strider::canon {
 
 struct Pass {
   const char* name;
-  bool (*apply)(ir::Node&);
+  bool (*apply)(ir::Node&);  // the rule at every node of a tree, children first
+  bool (*at)(ir::Node&);     // the rule at one node only (its children untouched)
 };
 
 // Empty streams, zero-byte blocks and empty list items disappear.
@@ -30,6 +31,20 @@ bool splice_lists(ir::Node& node);
 bool merge_blocks(ir::Node& node);
 // Adjacent list items that are shifted copies of one unit become (or extend) a stream.
 bool detect_runs(ir::Node& node);
+
+// The same rules at one node; the passes above apply them at every node, children first.
+bool drop_empty_at(ir::Node& node);
+bool hoist_offsets_at(ir::Node& node);
+bool elide_streams_at(ir::Node& node);
+bool fold_dense_at(ir::Node& node);
+bool flatten_streams_at(ir::Node& node);
+bool splice_lists_at(ir::Node& node);
+bool merge_blocks_at(ir::Node& node);
+bool detect_runs_at(ir::Node& node);
+
+// Whether `node` is a list at which none of the rules above would change anything: one scan that
+// stops at the first item a rule would rewrite.
+bool list_is_settled(ir::Node& node);
 
 // The passes in the order the canonicalizer applies them.
 std::span<const Pass> all_passes();

@@ -14,13 +14,45 @@ void check(int rc, const char* what) {
 
 // The envelope and contents of a derived type. The child handles that get_contents returns
 // are new references: derived ones are freed here (named ones must not be).
+// The list entries left to decode, charged from each envelope before its contents are copied.
+struct Budget {
+  std::int64_t entries_left;
+  std::int64_t cap;
+
+  void charge(int combiner, int ni, int na, int nt) {
+    std::int64_t n = 0;
+    switch (combiner) {
+      case MPI_COMBINER_INDEXED:
+        n = (ni - 1) / 2;
+        break;
+      case MPI_COMBINER_INDEXED_BLOCK:
+        n = ni - 2;
+        break;
+      case MPI_COMBINER_HINDEXED:
+      case MPI_COMBINER_HINDEXED_BLOCK:
+        n = na;
+        break;
+      case MPI_COMBINER_STRUCT:
+        n = nt;
+        break;
+      default:
+        return;
+    }
+    entries_left -= n;
+    if (entries_left < 0) {
+      throw Unsupported("more than " + std::to_string(cap) + " block-list entries");
+    }
+  }
+};
+
 class Contents {
  public:
-  explicit Contents(MPI_Datatype type) {
+  Contents(MPI_Datatype type, Budget& budget) {
     if (origin_of(type) == Origin::Unknown) throw Unsupported("unreadable datatype envelope");
     int ni = 0, na = 0, nt = 0;
     check(PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner), "MPI_Type_get_envelope");
     if (combiner == MPI_COMBINER_NAMED) return;
+    budget.charge(combiner, ni, na, nt);
     ints.resize(ni);
     addrs.resize(na);
     types.resize(nt);
@@ -50,12 +82,12 @@ class Contents {
   }
 };
 
-ir::Node layout_of(MPI_Datatype type);
+ir::Node layout_of(MPI_Datatype type, Budget& budget);
 
-ir::Child child_of(MPI_Datatype type) {
+ir::Child child_of(MPI_Datatype type, Budget& budget) {
   MPI_Count lb = 0, extent = 0;
   check(PMPI_Type_get_extent_x(type, &lb, &extent), "MPI_Type_get_extent_x");
-  return {layout_of(type), extent};
+  return {layout_of(type, budget), extent};
 }
 
 ir::Order order_of(int mpi_order) {
@@ -71,12 +103,12 @@ ir::Distribution distribution_of(int mpi_distrib) {
   throw Unsupported("unknown darray distribution");
 }
 
-ir::Node layout_of(MPI_Datatype type) {
-  const Contents c(type);
+ir::Node layout_of(MPI_Datatype type, Budget& budget) {
+  const Contents c(type, budget);
   const auto& i = c.ints;
   auto first_child = [&] {
     if (c.types.empty()) throw Unsupported("malformed datatype contents");
-    return child_of(c.types[0]);
+    return child_of(c.types[0], budget);
   };
   auto need_ints = [&](std::size_t n) {
     if (i.size() < n) throw Unsupported("malformed datatype contents");
@@ -122,7 +154,7 @@ ir::Node layout_of(MPI_Datatype type) {
       if (c.types.size() < n) throw Unsupported("malformed datatype contents");
       std::vector<ir::Child> children;
       children.reserve(n);
-      for (std::size_t k = 0; k < n; ++k) children.push_back(child_of(c.types[k]));
+      for (std::size_t k = 0; k < n; ++k) children.push_back(child_of(c.types[k], budget));
       return ir::structure(c.int_range(1, n), c.addr_range(0, n), children);
     }
     case MPI_COMBINER_SUBARRAY: {
@@ -210,10 +242,11 @@ Bounds bounds_of(MPI_Datatype type) {
   return {size, lb, extent, true_lb, true_extent};
 }
 
-ir::Node decode(MPI_Datatype type, const Bounds& bounds) {
+ir::Node decode(MPI_Datatype type, const Bounds& bounds, std::int64_t max_entries) {
   ir::Node layout;
+  Budget budget{max_entries, max_entries};
   try {
-    layout = layout_of(type);
+    layout = layout_of(type, budget);
   } catch (const std::invalid_argument& e) {
     throw Unsupported(e.what());
   }

@@ -10,6 +10,16 @@ Node block_of(std::int64_t blocklength, const Child& child) {
   return Node::stream(0, blocklength, child.extent, child.layout);
 }
 
+// A block of a block list. One element is the element and a block of a contiguous element is one
+// dense run: built directly (what stream elision and dense folding would make of block_of), so a
+// long list allocates no stream node per entry. The result sits at the child's own offset.
+Node list_block_of(std::int64_t blocklength, const Child& child) {
+  const Node& c = child.layout;
+  if (blocklength == 1) return c;
+  if (c.is_dense() && c.bytes == child.extent) return Node::dense(c.offset, blocklength * c.bytes);
+  return block_of(blocklength, child);
+}
+
 Node blocks_at(std::span<const std::int64_t> blocklengths, std::span<const std::int64_t> disps,
                std::int64_t unit, const Child& child) {
   if (blocklengths.size() != disps.size()) {
@@ -18,8 +28,8 @@ Node blocks_at(std::span<const std::int64_t> blocklengths, std::span<const std::
   std::vector<Node> items;
   items.reserve(disps.size());
   for (std::size_t i = 0; i < disps.size(); ++i) {
-    Node block = block_of(blocklengths[i], child);
-    block.offset = disps[i] * unit;
+    Node block = list_block_of(blocklengths[i], child);
+    block.offset += disps[i] * unit;
     items.push_back(std::move(block));
   }
   return Node::list(std::move(items));
@@ -91,8 +101,8 @@ Node structure(std::span<const std::int64_t> blocklengths,
   std::vector<Node> items;
   items.reserve(children.size());
   for (std::size_t i = 0; i < children.size(); ++i) {
-    Node block = block_of(blocklengths[i], children[i]);
-    block.offset = displacements_bytes[i];
+    Node block = list_block_of(blocklengths[i], children[i]);
+    block.offset += displacements_bytes[i];
     items.push_back(std::move(block));
   }
   return Node::list(std::move(items));

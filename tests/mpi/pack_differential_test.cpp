@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <vector>
 
 #include "mpi_test_support.hpp"
 #include "typespec/random_type.hpp"
@@ -195,6 +197,46 @@ TEST(KnownMpiDeviations, StriderFollowsTheStandard) {
     }
     MPI_Type_free(&type);
   }
+}
+
+// A type over Strider's cap on block-list entries is left to the MPI: no plan, and packing it
+// gives the MPI's own bytes.
+TEST(EntryCap, TypesOverTheCapAreLeftToTheMpi) {
+  const int n = (1 << 20) + 1;
+  std::vector<int> lengths(static_cast<std::size_t>(n));
+  std::vector<MPI_Aint> displs(static_cast<std::size_t>(n));
+  std::mt19937_64 rng(7);
+  MPI_Aint at = 0;
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    lengths[i] = 1 + static_cast<int>(rng() % 3);
+    displs[i] = at;
+    at += lengths[i] + static_cast<MPI_Aint>(rng() % 4);
+  }
+  MPI_Datatype type;
+  ASSERT_EQ(MPI_Type_create_hindexed(n, lengths.data(), displs.data(), MPI_BYTE, &type),
+            MPI_SUCCESS);
+  const strider_stats before = stats();
+  ASSERT_EQ(MPI_Type_commit(&type), MPI_SUCCESS);
+  const strider_stats committed = stats();
+  EXPECT_EQ(committed.types_unsupported, before.types_unsupported + 1);
+  EXPECT_EQ(committed.types_planned, before.types_planned);
+  int size = 0;
+  MPI_Type_size(type, &size);
+  std::vector<unsigned char> user(static_cast<std::size_t>(at));
+  for (auto& b : user) b = static_cast<unsigned char>(rng());
+  std::vector<unsigned char> ours(static_cast<std::size_t>(size)), theirs = ours;
+  int p1 = 0, p2 = 0;
+  EXPECT_EQ(MPI_Pack(user.data(), 1, type, ours.data(), size, &p1, MPI_COMM_SELF), MPI_SUCCESS);
+  EXPECT_EQ(PMPI_Pack(user.data(), 1, type, theirs.data(), size, &p2, MPI_COMM_SELF), MPI_SUCCESS);
+  EXPECT_EQ(p1, size);
+  EXPECT_TRUE(ours == theirs);
+  EXPECT_EQ(stats().packs_host, committed.packs_host);  // served by the MPI, not Strider
+  std::vector<unsigned char> back(user.size()), want(user.size());
+  int p3 = 0, p4 = 0;
+  MPI_Unpack(ours.data(), size, &p3, back.data(), 1, type, MPI_COMM_SELF);
+  PMPI_Unpack(ours.data(), size, &p4, want.data(), 1, type, MPI_COMM_SELF);
+  EXPECT_TRUE(back == want);
+  MPI_Type_free(&type);
 }
 
 }  // namespace

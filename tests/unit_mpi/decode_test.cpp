@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <vector>
+
 #include "plan/plan.hpp"
 #include "typespec/type_spec.hpp"
 
@@ -82,6 +84,52 @@ TEST(Decode, ExplanationRecordsTheSteps) {
   EXPECT_NE(text.find("dense-folding"), std::string::npos) << text;
   EXPECT_NE(text.find("canonical: strided"), std::string::npos) << text;
   MPI_Type_free(&t);
+}
+
+// `n` one-byte blocks, two bytes apart (runs that would collapse: the cap counts entries, not
+// pieces, so that it is checked before the work).
+MPI_Datatype byte_blocks(int n) {
+  std::vector<int> lengths(static_cast<std::size_t>(n), 1);
+  std::vector<MPI_Aint> displs(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) displs[static_cast<std::size_t>(i)] = 2 * MPI_Aint{i};
+  MPI_Datatype t;
+  MPI_Type_create_hindexed(n, lengths.data(), displs.data(), MPI_BYTE, &t);
+  return t;
+}
+
+TEST(Decode, BlockListEntriesAreCapped) {
+  MPI_Datatype t = byte_blocks(11);
+  MPI_Type_commit(&t);
+  const decode::Bounds b = decode::bounds_of(t);
+  EXPECT_THROW(decode::decode(t, b, 10), decode::Unsupported);
+  EXPECT_NO_THROW(decode::decode(t, b, 11));
+  MPI_Type_free(&t);
+  // The entries of a struct and of its members count together.
+  MPI_Datatype half = byte_blocks(5), s;
+  const int ones[2] = {1, 1};
+  const MPI_Aint at[2] = {0, 100};
+  const MPI_Datatype halves[2] = {half, half};
+  MPI_Type_create_struct(2, ones, at, halves, &s);
+  MPI_Type_commit(&s);
+  EXPECT_THROW(decode::decode(s, decode::bounds_of(s), 11), decode::Unsupported);
+  EXPECT_NO_THROW(decode::decode(s, decode::bounds_of(s), 12));
+  MPI_Type_free(&s);
+  MPI_Type_free(&half);
+}
+
+TEST(Decode, TypesOverTheEntryCapGetNoPlan) {
+  const int cap = static_cast<int>(decode::kMaxListEntries);
+  MPI_Datatype over = byte_blocks(cap + 1), at_cap = byte_blocks(cap);
+  MPI_Type_commit(&over);
+  MPI_Type_commit(&at_cap);
+  const auto refused = plan::build_plan(over);
+  EXPECT_FALSE(refused->supported);
+  EXPECT_NE(refused->reason.find("block-list entries"), std::string::npos) << refused->reason;
+  const auto planned = plan::build_plan(at_cap);
+  EXPECT_TRUE(planned->supported) << planned->reason;
+  EXPECT_TRUE(planned->form.strided());
+  MPI_Type_free(&over);
+  MPI_Type_free(&at_cap);
 }
 
 }  // namespace
