@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
 #include "runtime/log.hpp"
 #include "runtime/memory_kind.hpp"
@@ -99,11 +100,42 @@ bool gpu_memory_possible() {
   return true;
 }
 
+// The driver's plural pointer query with only the attributes a classification needs: 0.07-0.10
+// us where cudaPointerGetAttributes takes 0.12-0.17 (bench/call_cost, H100). It answers with
+// empty values, not an error, for memory CUDA does not know.
+struct DriverQuery {
+  using GetAttributes = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  GetAttributes get = ContextProbe::entry_point<GetAttributes>("cuPointerGetAttributes");
+
+  std::optional<PointerInfo> classify(const void* p) const {
+    if (get == nullptr) return std::nullopt;
+    CUpointer_attribute names[4] = {
+        CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+        CU_POINTER_ATTRIBUTE_IS_MANAGED, CU_POINTER_ATTRIBUTE_DEVICE_POINTER};
+    unsigned type = 0, managed = 0;
+    int ordinal = -1;
+    CUdeviceptr device_pointer = 0;
+    void* values[4] = {&type, &ordinal, &managed, &device_pointer};
+    if (get(4, names, values, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) {
+      return std::nullopt;
+    }
+    void* const mapped = reinterpret_cast<void*>(device_pointer);
+    if (managed) return PointerInfo{MemoryKind::Managed, ordinal, const_cast<void*>(p)};
+    if (type == CU_MEMORYTYPE_DEVICE) {
+      return PointerInfo{MemoryKind::Device, ordinal, const_cast<void*>(p)};
+    }
+    if (type == CU_MEMORYTYPE_HOST) return PointerInfo{MemoryKind::PinnedHost, ordinal, mapped};
+    return PointerInfo{};
+  }
+};
+
 }  // namespace
 
 PointerInfo pointer_info(const void* p) {
   if (p == nullptr || g_cuda_unusable.load(std::memory_order_relaxed)) return {};
   if (in_brk_heap(p) || !gpu_memory_possible()) return {};
+  static const DriverQuery driver;
+  if (auto info = driver.classify(p)) return *info;
   cudaPointerAttributes a{};
   const cudaError_t rc = cudaPointerGetAttributes(&a, p);
   if (rc != cudaSuccess) {
