@@ -8,7 +8,7 @@
 
 #include <string>
 
-#include "decode/decode.hpp"
+#include "plan/decode.hpp"
 #include "runtime/memory_kind.hpp"
 
 namespace strider::interpose {

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "canon/canonicalize.hpp"
-#include "decode/decode.hpp"
 #include "model/object_shape.hpp"
+#include "plan/decode.hpp"
 
 namespace strider::plan {
 

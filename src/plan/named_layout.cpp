@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "decode/decode.hpp"
+#include "plan/decode.hpp"
 
 namespace strider::decode {
 namespace {

@@ -1,4 +1,4 @@
-#include "decode/decode.hpp"
+#include "plan/decode.hpp"
 
 #include <string>
 #include <vector>
