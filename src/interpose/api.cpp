@@ -7,10 +7,10 @@
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
-#include "transport/cuda_aware.hpp"
-#include "transport/method.hpp"
-#include "transport/perf_model.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/method.hpp"
+#include "transfer/perf_model.hpp"
+#include "transfer/wire_buffers.hpp"
 
 using namespace strider;
 

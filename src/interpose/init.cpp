@@ -5,7 +5,7 @@
 #include "interpose/requests.hpp"
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/wire_buffers.hpp"
 
 using strider::runtime::config;
 

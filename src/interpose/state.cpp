@@ -4,8 +4,8 @@
 
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
-#include "transport/cuda_aware.hpp"
-#include "transport/placement.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/placement.hpp"
 
 namespace strider::interpose {
 

@@ -11,10 +11,10 @@
 #include "interpose/state.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
-#include "transport/cuda_aware.hpp"
-#include "transport/perf_model.hpp"
-#include "transport/placement.hpp"
-#include "transport/wire_view.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/perf_model.hpp"
+#include "transfer/placement.hpp"
+#include "transfer/wire_view.hpp"
 
 namespace strider::interpose {
 namespace {

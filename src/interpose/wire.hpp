@@ -6,8 +6,8 @@
 #include <mpi.h>
 
 #include "interpose/object.hpp"
-#include "transport/method.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/method.hpp"
+#include "transfer/wire_buffers.hpp"
 
 namespace strider::interpose {
 

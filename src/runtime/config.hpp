@@ -10,7 +10,7 @@ namespace strider::runtime {
 
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 enum class HostEngine { On, Off, Auto };
-// How point-to-point moves a GPU buffer's packed bytes (transport/method.hpp explains each).
+// How point-to-point moves a GPU buffer's packed bytes (transfer/method.hpp explains each).
 enum class MethodChoice { Auto, Device, OneShot, Staged };
 // Host buffers in point-to-point: straight to the MPI, or through Strider's packed path (which
 // lets the request machinery be tested without a GPU).

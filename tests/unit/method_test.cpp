@@ -1,4 +1,4 @@
-#include "transport/method.hpp"
+#include "transfer/method.hpp"
 
 #include <gtest/gtest.h>
 

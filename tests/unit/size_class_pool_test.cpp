@@ -1,4 +1,4 @@
-#include "transport/size_class_pool.hpp"
+#include "transfer/size_class_pool.hpp"
 
 #include <gtest/gtest.h>
 

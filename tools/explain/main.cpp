@@ -9,8 +9,8 @@
 
 #include "explain/prediction.hpp"
 #include "plan/plan.hpp"
-#include "transport/cuda_aware.hpp"
-#include "transport/perf_model.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/perf_model.hpp"
 #include "typespec/type_spec.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "model/grid.hpp"
-#include "transport/wire_view.hpp"
+#include "transfer/wire_view.hpp"
 
 namespace strider::measure {
 

@@ -18,7 +18,7 @@
 #include "model/loggops.hpp"
 #include "model/perf_json.hpp"
 #include "runtime/machine_identity.hpp"
-#include "transport/cuda_aware.hpp"
+#include "transfer/cuda_aware.hpp"
 
 namespace {
 

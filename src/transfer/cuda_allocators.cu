@@ -3,7 +3,7 @@
 
 #include "runtime/device_context.hpp"
 #include "runtime/log.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/wire_buffers.hpp"
 
 namespace strider::transport {
 

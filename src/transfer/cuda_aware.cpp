@@ -1,4 +1,4 @@
-#include "transport/cuda_aware.hpp"
+#include "transfer/cuda_aware.hpp"
 
 #include <dlfcn.h>
 

@@ -5,8 +5,8 @@
 #include <cstddef>
 
 #include "runtime/memory_kind.hpp"
-#include "transport/method.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/method.hpp"
+#include "transfer/wire_buffers.hpp"
 
 namespace strider::transport {
 

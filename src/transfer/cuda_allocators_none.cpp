@@ -1,5 +1,5 @@
 // Without CUDA there is no pinned or device memory: those pools never lend.
-#include "transport/wire_buffers.hpp"
+#include "transfer/wire_buffers.hpp"
 
 namespace strider::transport {
 

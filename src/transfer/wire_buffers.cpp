@@ -1,4 +1,4 @@
-#include "transport/wire_buffers.hpp"
+#include "transfer/wire_buffers.hpp"
 
 #include <cstdlib>
 #include <map>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "transport/size_class_pool.hpp"
+#include "transfer/size_class_pool.hpp"
 
 namespace strider::transport {
 

@@ -1,4 +1,4 @@
-#include "transport/placement.hpp"
+#include "transfer/placement.hpp"
 
 #include <mutex>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "transport/wire_view.hpp"
+#include "transfer/wire_view.hpp"
 
 namespace strider::transport {
 

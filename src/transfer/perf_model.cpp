@@ -1,4 +1,4 @@
-#include "transport/perf_model.hpp"
+#include "transfer/perf_model.hpp"
 
 #include <mpi.h>
 
