@@ -1,10 +1,10 @@
 // The strider_* C API (include/strider/strider.h).
 #include <cstring>
 
-#include "interpose/engine_choice.hpp"
-#include "interpose/next.hpp"
-#include "interpose/requests.hpp"
-#include "interpose/state.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/next.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
 #include "transfer/cuda_aware.hpp"

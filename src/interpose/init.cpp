@@ -1,9 +1,9 @@
 // MPI_Init, MPI_Init_thread, MPI_Finalize: set-up and tear-down around the MPI's own.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/requests.hpp"
-#include "interpose/state.hpp"
+#include "transfer/next.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "transfer/wire_buffers.hpp"
 

@@ -5,8 +5,8 @@
 // bytes, so the amount to unpack would be unknown.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
 using namespace strider::interpose;
 

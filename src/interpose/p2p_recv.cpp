@@ -3,8 +3,8 @@
 // calls, by whichever completion function observes it for the nonblocking ones.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
 using namespace strider::interpose;
 

@@ -4,8 +4,8 @@
 // goes to the MPI unchanged.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
 using namespace strider::interpose;
 

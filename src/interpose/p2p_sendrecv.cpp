@@ -1,8 +1,8 @@
 // MPI_Sendrecv and MPI_Sendrecv_replace (see p2p_calls.hpp).
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
 using namespace strider::interpose;
 

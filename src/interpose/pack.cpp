@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <optional>
 
-#include "interpose/engine_choice.hpp"
-#include "interpose/next.hpp"
-#include "interpose/object.hpp"
-#include "interpose/state.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/next.hpp"
+#include "transfer/object.hpp"
+#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "runtime/memory_kind.hpp"
 

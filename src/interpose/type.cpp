@@ -1,8 +1,8 @@
 // MPI_Type_commit builds the plan; MPI_Type_free drops it (the handle may be reused at once).
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/state.hpp"
+#include "transfer/next.hpp"
+#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 
 using strider::runtime::config;

@@ -1,13 +1,13 @@
-#include "interpose/object.hpp"
+#include "transfer/object.hpp"
 
 #include <string>
 
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/gpu_engine.hpp"
-#include "interpose/engine_choice.hpp"
-#include "interpose/next.hpp"
-#include "interpose/staged.hpp"
-#include "interpose/state.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/next.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::interpose {
 namespace {

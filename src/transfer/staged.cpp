@@ -1,4 +1,4 @@
-#include "interpose/staged.hpp"
+#include "transfer/staged.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -7,9 +7,9 @@
 
 #include <climits>
 
-#include "interpose/requests.hpp"
-#include "interpose/state.hpp"
-#include "interpose/wire.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire.hpp"
 
 namespace strider::interpose {
 

@@ -10,8 +10,8 @@
 #include <optional>
 #include <vector>
 
-#include "interpose/next.hpp"
-#include "interpose/requests.hpp"
+#include "transfer/next.hpp"
+#include "transfer/requests.hpp"
 
 namespace strider::interpose {
 namespace {

@@ -1,4 +1,4 @@
-#include "interpose/state.hpp"
+#include "transfer/state.hpp"
 
 #include <mutex>
 

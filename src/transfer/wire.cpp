@@ -1,4 +1,4 @@
-#include "interpose/wire.hpp"
+#include "transfer/wire.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "engine/cuda/gpu_engine.hpp"
-#include "interpose/staged.hpp"
-#include "interpose/state.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"

@@ -15,7 +15,7 @@
 #include <variant>
 #include <vector>
 
-#include "interpose/wire.hpp"
+#include "transfer/wire.hpp"
 
 namespace strider::interpose {
 

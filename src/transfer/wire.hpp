@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "interpose/object.hpp"
+#include "transfer/object.hpp"
 #include "transfer/method.hpp"
 #include "transfer/wire_buffers.hpp"
 

@@ -1,4 +1,4 @@
-#include "interpose/requests.hpp"
+#include "transfer/requests.hpp"
 
 #include "runtime/log.hpp"
 
