@@ -1,6 +1,7 @@
 // The strider_* C API (include/strider/strider.h).
 #include <cstring>
 
+#include "interpose/export.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
 #include "transfer/requests.hpp"

@@ -1,6 +1,7 @@
 // MPI_Init, MPI_Init_thread, MPI_Finalize: set-up and tear-down around the MPI's own.
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"

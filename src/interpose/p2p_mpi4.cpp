@@ -5,6 +5,7 @@
 // bytes, so the amount to unpack would be unknown.
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 

@@ -3,6 +3,7 @@
 // calls, by whichever completion function observes it for the nonblocking ones.
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 

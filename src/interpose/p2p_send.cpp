@@ -4,6 +4,7 @@
 // goes to the MPI unchanged.
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 

@@ -1,6 +1,7 @@
 // MPI_Sendrecv and MPI_Sendrecv_replace (see p2p_calls.hpp).
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "interpose/export.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
 #include "transfer/object.hpp"

@@ -1,6 +1,7 @@
 // MPI_Type_commit builds the plan; MPI_Type_free drops it (the handle may be reused at once).
 #include <mpi.h>
 
+#include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/state.hpp"
 #include "runtime/config.hpp"

@@ -22,5 +22,3 @@ Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
     static auto* const next = ::strider::interpose::resolve_next(#name, &name, &P##name); \
     return next;                                                                          \
   }())
-
-#define STRIDER_EXPORT extern "C" __attribute__((visibility("default")))
