@@ -2,15 +2,15 @@
 #include <cstring>
 
 #include "interpose/export.hpp"
-#include "transfer/engine_choice.hpp"
-#include "transfer/next.hpp"
-#include "transfer/requests.hpp"
-#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/engine_choice.hpp"
 #include "transfer/method.hpp"
+#include "transfer/next.hpp"
 #include "transfer/perf_model.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
 #include "transfer/wire_buffers.hpp"
 
 using namespace strider;

@@ -2,10 +2,10 @@
 #include <mpi.h>
 
 #include "interpose/export.hpp"
+#include "runtime/config.hpp"
 #include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
-#include "runtime/config.hpp"
 #include "transfer/wire_buffers.hpp"
 
 using strider::runtime::config;

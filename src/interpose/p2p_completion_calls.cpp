@@ -120,7 +120,7 @@ STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_St
   Status st(status);
   const int rc = next(request, flag, st.use);
   if (rc != MPI_SUCCESS || !*flag) return rc;
-  return claimed.unpack_early(0, *st.use);
+  return claimed.observe_complete(0, *st.use);
 }
 
 // A freed request's operation goes on: Strider keeps the request and completes the operation
@@ -132,7 +132,7 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
   }
   auto op = requests().take(*request);
   if (!op) return next(request);
-  requests().orphan(*request, std::move(*op));
+  requests().orphan(*request, std::move(op));
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -8,12 +8,12 @@
 #include <optional>
 
 #include "interpose/export.hpp"
+#include "runtime/config.hpp"
+#include "runtime/memory_kind.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
 #include "transfer/object.hpp"
 #include "transfer/state.hpp"
-#include "runtime/config.hpp"
-#include "runtime/memory_kind.hpp"
 
 namespace strider::interpose {
 namespace {

@@ -2,9 +2,9 @@
 #include <mpi.h>
 
 #include "interpose/export.hpp"
+#include "runtime/config.hpp"
 #include "transfer/next.hpp"
 #include "transfer/state.hpp"
-#include "runtime/config.hpp"
 
 using strider::runtime::config;
 

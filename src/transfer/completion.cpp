@@ -18,19 +18,17 @@ Claimed::Claimed(int n, const MPI_Request* r) {
 }
 
 int Claimed::finish(int i, const MPI_Status& status, bool succeeded) {
-  Pending op = std::move(*ops_[i]);
-  ops_[i].reset();
-  return complete(op, status, succeeded);
+  const OperationPtr op = std::move(ops_[i]);
+  return op->complete(status, succeeded);
 }
 
-int Claimed::unpack_early(int i, const MPI_Status& status) {
-  if (auto* in = std::get_if<Incoming>(&*ops_[i])) return unpack_incoming(*in, status, true);
-  return MPI_SUCCESS;
+int Claimed::observe_complete(int i, const MPI_Status& status) {
+  return ops_[i]->observe_complete(status);
 }
 
 Claimed::~Claimed() {
   for (std::size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i]) requests().put_back(handles_[i], std::move(*ops_[i]));
+    if (ops_[i]) requests().put_back(handles_[i], std::move(ops_[i]));
   }
 }
 

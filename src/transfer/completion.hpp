@@ -7,7 +7,6 @@
 
 #include <mpi.h>
 
-#include <optional>
 #include <vector>
 
 #include "transfer/requests.hpp"
@@ -35,14 +34,14 @@ class Claimed {
  public:
   Claimed(int n, const MPI_Request* r);
   bool any() const { return !ops_.empty(); }
-  bool has(int i) const { return any() && ops_[i].has_value(); }
+  bool has(int i) const { return any() && ops_[i] != nullptr; }
 
   // Request i completed (the MPI freed it): runs its operation's completion.
   int finish(int i, const MPI_Status& status, bool succeeded);
 
   // Request i is complete but stays live (MPI_Request_get_status): a receive is unpacked now,
   // so the data is in place when the application sees the flag.
-  int unpack_early(int i, const MPI_Status& status);
+  int observe_complete(int i, const MPI_Status& status);
 
   // Puts back what did not complete (the request is still live).
   ~Claimed();
@@ -50,7 +49,7 @@ class Claimed {
   Claimed& operator=(const Claimed&) = delete;
 
  private:
-  std::vector<std::optional<Pending>> ops_;
+  std::vector<OperationPtr> ops_;
   std::vector<MPI_Request> handles_;
 };
 

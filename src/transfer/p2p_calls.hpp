@@ -7,6 +7,7 @@
 
 #include <climits>
 
+#include "transfer/p2p_operations.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
@@ -64,11 +65,8 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
   int rc = pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return rc;
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
-  if (rc != MPI_SUCCESS) {
-    release(out);
-    return rc;
-  }
-  requests().track(*request, std::move(out));
+  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
+  requests().track(*request, std::make_unique<SendOperation>(std::move(out)));
   return MPI_SUCCESS;
 }
 
@@ -95,11 +93,8 @@ int nonblocking_receive(const Object& object, const Peer& peer, MPI_Request* req
   int rc = prepare_incoming(object, peer, true, in);
   if (rc != MPI_SUCCESS) return rc;
   rc = receive(in.wire.data(), in.capacity, request);
-  if (rc != MPI_SUCCESS) {
-    release(in);
-    return rc;
-  }
-  requests().track(*request, std::move(in));
+  if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
+  requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
   return MPI_SUCCESS;
 }
 
@@ -192,7 +187,6 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
   if (pack_recv &&
       (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
-    release(out);
     return rc;
   }
   MPI_Status local;
@@ -229,7 +223,6 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
   }
   if (source != MPI_PROC_NULL &&
       (rc = prepare_incoming(object, {comm, source}, false, in)) != MPI_SUCCESS) {
-    release(out);
     return rc;
   }
   MPI_Status local;

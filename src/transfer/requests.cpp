@@ -4,42 +4,36 @@
 
 namespace strider::interpose {
 
-int complete(Pending& op, const MPI_Status& status, bool succeeded) {
-  if (auto* in = std::get_if<Incoming>(&op)) return complete_incoming(*in, status, succeeded);
-  release(std::get<Outgoing>(op));
-  return MPI_SUCCESS;
-}
-
 Requests& requests() {
   static Requests* r = new Requests;  // outlives static destruction at exit
   return *r;
 }
 
-void Requests::track(MPI_Request request, Pending op) {
+void Requests::track(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
   ops_[request].push_back(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
 }
 
-std::optional<Pending> Requests::take(MPI_Request request) {
-  if (empty()) return std::nullopt;
+OperationPtr Requests::take(MPI_Request request) {
+  if (empty()) return nullptr;
   std::lock_guard lock(mutex_);
   auto it = ops_.find(request);
-  if (it == ops_.end()) return std::nullopt;
-  std::optional<Pending> op(std::move(it->second.front()));
+  if (it == ops_.end()) return nullptr;
+  OperationPtr op = std::move(it->second.front());
   it->second.pop_front();
   if (it->second.empty()) ops_.erase(it);
   size_.fetch_sub(1, std::memory_order_release);
   return op;
 }
 
-void Requests::put_back(MPI_Request request, Pending op) {
+void Requests::put_back(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
   ops_[request].push_front(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
 }
 
-void Requests::orphan(MPI_Request request, Pending op) {
+void Requests::orphan(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(orphans_mutex_);
   orphans_.emplace_back(request, std::move(op));
   orphans_size_.store(orphans_.size(), std::memory_order_release);
@@ -57,7 +51,7 @@ void Requests::progress_orphans() {
       ++i;
       continue;
     }
-    complete(orphans_[i].second, status, rc == MPI_SUCCESS);
+    orphans_[i].second->complete(status, rc == MPI_SUCCESS);
     orphans_[i] = std::move(orphans_.back());
     orphans_.pop_back();
   }
@@ -72,11 +66,11 @@ void Requests::drain_orphans() {
     int rc = PMPI_Test(&request, &done, &status);
     // A freed receive that never matched would hold MPI_Finalize forever: cancel it (a send
     // must still complete, as it would without Strider).
-    if (!done && rc == MPI_SUCCESS && std::holds_alternative<Incoming>(op)) {
+    if (!done && rc == MPI_SUCCESS && op->cancel_at_finalize()) {
       PMPI_Cancel(&request);
     }
     if (!done && rc == MPI_SUCCESS) rc = PMPI_Wait(&request, &status);
-    complete(op, status, rc == MPI_SUCCESS);
+    op->complete(status, rc == MPI_SUCCESS);
   }
   orphans_.clear();
   orphans_size_.store(0, std::memory_order_release);

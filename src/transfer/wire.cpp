@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "engine/cuda/gpu_engine.hpp"
-#include "transfer/staged.hpp"
-#include "transfer/state.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
 
 namespace strider::interpose {
@@ -156,10 +156,7 @@ int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   if (!acquire_for(object, out.method, out.bytes, out.wire, comm, rc)) return rc;
   rc = pack_object(object, out.wire.data(), wire_view(out.wire, out.method), HostPacking::Strider,
                    comm);
-  if (rc != MPI_SUCCESS) {
-    release(out);
-    return rc;
-  }
+  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
   count_method(out.method);
   counters().sends_packed++;
   return MPI_SUCCESS;
@@ -179,12 +176,9 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
   int rc = MPI_SUCCESS;
   if (!acquire_for(object, in.method, in.capacity, in.wire, comm, rc)) return rc;
   if (keep_type) {
-    rc = PMPI_Type_dup(object.type, &in.held_type);
-    if (rc != MPI_SUCCESS) {
-      release(in);
-      return rc;
-    }
-    in.object.type = in.held_type;
+    rc = in.held_type.dup(object.type);
+    if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer
+    in.object.type = in.held_type.get();
   }
   return MPI_SUCCESS;
 }
@@ -224,7 +218,7 @@ int complete_incoming(Incoming& in, const MPI_Status& status, bool received) {
 
 void release(Incoming& in) {
   transport::release_wire(in.wire);
-  if (in.held_type != MPI_DATATYPE_NULL) PMPI_Type_free(&in.held_type);
+  in.held_type.free();
 }
 
 }  // namespace strider::interpose

@@ -5,8 +5,10 @@
 
 #include <mpi.h>
 
-#include "transfer/object.hpp"
+#include <utility>
+
 #include "transfer/method.hpp"
+#include "transfer/object.hpp"
 #include "transfer/wire_buffers.hpp"
 
 namespace strider::interpose {
@@ -25,7 +27,8 @@ struct Peer {
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
                 const Peer& peer, Object& out);
 
-// A send's packed bytes.
+// A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
+// release()).
 struct Outgoing {
   transport::WireBuffer wire;
   int bytes = 0;
@@ -35,6 +38,30 @@ struct Outgoing {
 int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out);
 void release(Outgoing& out);
 
+// A duplicate of the application's type, freed by free() or when destroyed.
+class HeldType {
+ public:
+  HeldType() = default;
+  HeldType(HeldType&& other) noexcept : type_(std::exchange(other.type_, MPI_DATATYPE_NULL)) {}
+  HeldType& operator=(HeldType&& other) noexcept {
+    if (this != &other) {
+      free();
+      type_ = std::exchange(other.type_, MPI_DATATYPE_NULL);
+    }
+    return *this;
+  }
+  ~HeldType() { free(); }
+  // Duplicates `type`; the MPI's error code.
+  int dup(MPI_Datatype type) { return PMPI_Type_dup(type, &type_); }
+  MPI_Datatype get() const { return type_; }
+  void free() {
+    if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
+  }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
 // A receive's wire buffer, and what to unpack into when it completes.
 struct Incoming {
   Object object;
@@ -42,7 +69,7 @@ struct Incoming {
   int capacity = 0;  // bytes posted
   transport::Method method = transport::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
-  MPI_Datatype held_type = MPI_DATATYPE_NULL;  // a dup keeping the MPI's type alive, if needed
+  HeldType held_type;     // a dup keeping the MPI's type alive, if needed
   bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
   int unpack_rc = MPI_SUCCESS;
 };

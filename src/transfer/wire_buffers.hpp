@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "transfer/size_class_pool.hpp"
 
@@ -13,18 +14,35 @@ namespace strider::transport {
 
 enum class WireMemory { Host, Pinned, Device };
 
+struct WireBuffer;
+void release_wire(WireBuffer& buffer);
+
+// Owns its block: given back to its pool by release_wire or when destroyed.
 struct WireBuffer {
   Block block;
   WireMemory memory = WireMemory::Host;
   int device = -1;  // the GPU of device memory
   std::byte* data() const { return block.data; }
+
+  WireBuffer() = default;
+  WireBuffer(WireBuffer&& other) noexcept
+      : block(std::exchange(other.block, {})), memory(other.memory), device(other.device) {}
+  WireBuffer& operator=(WireBuffer&& other) noexcept {
+    if (this != &other) {
+      release_wire(*this);
+      block = std::exchange(other.block, {});
+      memory = other.memory;
+      device = other.device;
+    }
+    return *this;
+  }
+  ~WireBuffer() { release_wire(*this); }
 };
 
 // A buffer of at least `bytes` in `memory` (on `device` for device memory); false with `error`
 // when none can be had.
 bool acquire_wire(WireMemory memory, int device, std::size_t bytes, WireBuffer& out,
                   std::string& error);
-void release_wire(WireBuffer& buffer);
 
 struct PoolStats {
   std::size_t pinned_bytes = 0;
