@@ -8,7 +8,7 @@
 #include "transfer/completion.hpp"
 #include "transfer/next.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Wait);

@@ -9,7 +9,7 @@
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm) {

@@ -7,7 +7,7 @@
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, MPI_Status* status) {

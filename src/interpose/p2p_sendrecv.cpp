@@ -5,7 +5,7 @@
 #include "transfer/next.hpp"
 #include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,

@@ -18,6 +18,8 @@
 namespace strider::interpose {
 namespace {
 
+using namespace transfer;
+
 // What a pack or unpack call is about, once its arguments passed the checks Strider makes.
 struct Call {
   Object object;
@@ -55,6 +57,7 @@ int truncated(MPI_Comm comm) {
 
 using namespace strider;
 using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                             int outsize, int* position, MPI_Comm comm) {

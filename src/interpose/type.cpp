@@ -10,11 +10,11 @@ using strider::runtime::config;
 
 STRIDER_EXPORT int MPI_Type_commit(MPI_Datatype* type) {
   const int rc = STRIDER_NEXT(MPI_Type_commit)(type);
-  if (rc == MPI_SUCCESS && !config().disabled) strider::interpose::on_commit(*type);
+  if (rc == MPI_SUCCESS && !config().disabled) strider::transfer::on_commit(*type);
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Type_free(MPI_Datatype* type) {
-  if (!config().disabled && type != nullptr) strider::interpose::on_free(*type);
+  if (!config().disabled && type != nullptr) strider::transfer::on_free(*type);
   return STRIDER_NEXT(MPI_Type_free)(type);
 }

@@ -1,6 +1,6 @@
 #include "transfer/completion.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 Claimed::Claimed(int n, const MPI_Request* r) {
   if (requests().empty()) return;
@@ -60,4 +60,4 @@ int error_of(int rc, const Statuses& st, int n) {
   return rc;
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -11,7 +11,7 @@
 
 #include "transfer/requests.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 // The statuses to hand the MPI: the caller's, or scratch ones when it ignores them (Strider
 // needs them to know how much a receive got).
@@ -98,4 +98,4 @@ int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI
   return error_of(rc, st, *outcount);
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

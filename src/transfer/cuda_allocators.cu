@@ -5,7 +5,7 @@
 #include "runtime/log.hpp"
 #include "transfer/wire_buffers.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 Allocator pinned_allocator() {
   return {[](std::size_t bytes) -> void* {
@@ -43,4 +43,4 @@ Allocator device_allocator(int device) {
           }};
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -1,7 +1,7 @@
 // Without CUDA there is no pinned or device memory: those pools never lend.
 #include "transfer/wire_buffers.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 Allocator pinned_allocator() {
   return {[](std::size_t) -> void* { return nullptr; }, [](void*) {}};
@@ -11,4 +11,4 @@ Allocator device_allocator(int) {
   return {[](std::size_t) -> void* { return nullptr; }, [](void*) {}};
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -5,7 +5,7 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 bool ask() {
@@ -33,4 +33,4 @@ bool mpi_cuda_aware() {
   return aware;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

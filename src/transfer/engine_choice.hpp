@@ -5,7 +5,7 @@
 #include "plan/plan.hpp"
 #include "runtime/config.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 // Host buffers: Strider's host engine, or the MPI.
 inline bool host_engine_serves(const plan::Plan& plan) {
@@ -19,4 +19,4 @@ inline bool gpu_engine_serves(const plan::Plan& plan) {
   return plan.supported && runtime::config().gpu_engine && engine::cuda::available();
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -2,7 +2,7 @@
 
 #include <atomic>
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 std::atomic<int>& requested() {
@@ -79,4 +79,4 @@ bool parse_method(std::string_view text, runtime::MethodChoice& out) {
   return false;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

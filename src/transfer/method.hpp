@@ -13,7 +13,7 @@
 #include "model/cost_model.hpp"
 #include "runtime/config.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 enum class Method { Device, OneShot, Staged, Host };
 
@@ -34,4 +34,4 @@ void set_requested_method(runtime::MethodChoice method);
 // Parses "auto", "device", "oneshot" or "staged"; false for anything else.
 bool parse_method(std::string_view text, runtime::MethodChoice& out);
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

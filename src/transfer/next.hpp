@@ -4,7 +4,7 @@
 
 #include <dlfcn.h>
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 template <class Fn>
 Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
@@ -14,11 +14,11 @@ Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
   return reinterpret_cast<Fn*>(sym);
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer
 
 // Inside an interposed MPI_X: the function to forward to.
 #define STRIDER_NEXT(name)                                                                \
   ([]() {                                                                                 \
-    static auto* const next = ::strider::interpose::resolve_next(#name, &name, &P##name); \
+    static auto* const next = ::strider::transfer::resolve_next(#name, &name, &P##name); \
     return next;                                                                          \
   }())

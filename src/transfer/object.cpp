@@ -9,7 +9,7 @@
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 namespace {
 
 bool host_engine_for(const plan::Plan& p, HostPacking host) {
@@ -110,4 +110,4 @@ int unpack_object(const Object& object, const std::byte* packed,
   return MPI_SUCCESS;
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -11,7 +11,7 @@
 #include "plan/plan.hpp"
 #include "runtime/memory_kind.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 struct Object {
   std::shared_ptr<const plan::Plan> plan;  // keeps the layout alive after MPI_Type_free
@@ -47,4 +47,4 @@ int unpack_object(const Object& object, const std::byte* packed,
 // The object shifted by `first` extents with `count` elements (for a partial last element).
 Object element_range(const Object& object, int first, int count);
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

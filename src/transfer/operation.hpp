@@ -10,7 +10,7 @@
 
 #include <memory>
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 class Operation {
  public:
@@ -35,4 +35,4 @@ class Operation {
 
 using OperationPtr = std::unique_ptr<Operation>;
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

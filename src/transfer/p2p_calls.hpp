@@ -12,7 +12,7 @@
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 // Whether this send is Strider's; counts the ones that are not.
 template <class Count>
@@ -235,4 +235,4 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
   return rc != MPI_SUCCESS ? rc : unpacked;
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

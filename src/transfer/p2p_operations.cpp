@@ -1,6 +1,6 @@
 #include "transfer/p2p_operations.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 int SendOperation::complete(const MPI_Status&, bool) {
   release(out_);
@@ -15,4 +15,4 @@ int ReceiveOperation::observe_complete(const MPI_Status& status) {
   return unpack_incoming(in_, status, true);
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -5,7 +5,7 @@
 #include "transfer/operation.hpp"
 #include "transfer/wire.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 class SendOperation final : public Operation {
  public:
@@ -27,4 +27,4 @@ class ReceiveOperation final : public Operation {
   Incoming in_;
 };
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

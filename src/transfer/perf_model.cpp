@@ -8,7 +8,7 @@
 #include "runtime/log.hpp"
 #include "runtime/machine_identity.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 int world_rank() {
@@ -47,4 +47,4 @@ model::Selector& perf_model() {
   return *selector;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

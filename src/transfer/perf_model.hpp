@@ -4,7 +4,7 @@
 
 #include "model/selector.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 // Loads lazily; a file that cannot be used gives the built-in defaults and one warning (on
 // rank 0; the other ranks log it at info level).
@@ -14,4 +14,4 @@ model::Selector& perf_model();
 // machine's GPU where one can be identified. No logging (strider-explain shows the outcome).
 model::LoadedModel load_perf_file(const std::string& path = {});
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

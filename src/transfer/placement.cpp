@@ -3,7 +3,7 @@
 #include <mutex>
 #include <vector>
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 struct NodeLayout {
@@ -122,4 +122,4 @@ model::Placement peer_placement(MPI_Comm comm, int rank) {
   return node >= 0 && node == l.my_node ? model::Placement::SameNode : model::Placement::Remote;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

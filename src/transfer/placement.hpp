@@ -7,7 +7,7 @@
 
 #include "model/perf_data.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 // Collective over MPI_COMM_WORLD: which world ranks share a node (MPI_COMM_TYPE_SHARED).
 void learn_node_layout();
@@ -17,4 +17,4 @@ void learn_node_layout();
 // communicators' peers are translated once per communicator and cached as an attribute.
 model::Placement peer_placement(MPI_Comm comm, int rank);
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

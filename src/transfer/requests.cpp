@@ -2,7 +2,7 @@
 
 #include "runtime/log.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 Requests& requests() {
   static Requests* r = new Requests;  // outlives static destruction at exit
@@ -76,4 +76,4 @@ void Requests::drain_orphans() {
   orphans_size_.store(0, std::memory_order_release);
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

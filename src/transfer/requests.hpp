@@ -16,7 +16,7 @@
 
 #include "transfer/operation.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 class Requests {
  public:
@@ -60,4 +60,4 @@ struct ProgressOrphans {
   ProgressOrphans& operator=(const ProgressOrphans&) = delete;
 };
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -3,7 +3,7 @@
 #include <bit>
 #include <cstdint>
 
-namespace strider::transport {
+namespace strider::transfer {
 
 SizeClassPool::SizeClassPool(Allocator allocator, std::size_t bound)
     : allocator_(std::move(allocator)), bound_(bound), free_(64) {}
@@ -82,4 +82,4 @@ std::uint64_t SizeClassPool::allocations() const {
   return allocations_;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -11,7 +11,7 @@
 #include <mutex>
 #include <vector>
 
-namespace strider::transport {
+namespace strider::transfer {
 
 struct Allocator {
   std::function<void*(std::size_t)> allocate;  // nullptr when out of memory
@@ -61,4 +61,4 @@ class SizeClassPool {
   std::uint64_t allocations_ = 0;
 };
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -8,7 +8,7 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/log.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 namespace {
 
 // Host copy of the bytes `count` elements of `type` span at `origin`.
@@ -105,4 +105,4 @@ int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* 
   return MPI_SUCCESS;
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

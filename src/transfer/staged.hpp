@@ -11,7 +11,7 @@
 #include "plan/decode.hpp"
 #include "runtime/memory_kind.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 using PackFn = int (*)(const void*, int, MPI_Datatype, void*, int, int*, MPI_Comm);
 using UnpackFn = int (*)(const void*, int, int*, void*, int, MPI_Datatype, MPI_Comm);
@@ -28,4 +28,4 @@ int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* 
 // Reports a failure of Strider's own machinery through the communicator's error handler.
 int report_error(MPI_Comm comm, const char* what, const std::string& detail);
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -7,7 +7,7 @@
 #include "transfer/cuda_aware.hpp"
 #include "transfer/placement.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 using runtime::LogLevel;
 
@@ -76,7 +76,7 @@ void on_init() {
   int rank = -1;
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) runtime::set_log_rank(rank);
   keyval();
-  if (transport::mpi_cuda_aware()) transport::learn_node_layout();
+  if (transfer::mpi_cuda_aware()) transfer::learn_node_layout();
   runtime::log(LogLevel::Info, "Strider active (host engine %s)",
                runtime::to_string(runtime::config().host_engine));
 }
@@ -127,4 +127,4 @@ std::shared_ptr<const plan::Plan> plan_for(MPI_Datatype type) {
   return p;
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

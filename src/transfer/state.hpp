@@ -10,7 +10,7 @@
 #include "plan/plan.hpp"
 #include "plan/plan_cache.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 struct Counters {
   std::atomic<std::uint64_t> types_planned{0};
@@ -50,4 +50,4 @@ void on_free(MPI_Datatype type);
 // (uncommitted, invalid): the caller forwards to the MPI, which reports the error.
 std::shared_ptr<const plan::Plan> plan_for(MPI_Datatype type);
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

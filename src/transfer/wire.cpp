@@ -16,12 +16,9 @@
 #include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 namespace {
 
-using transport::Method;
-using transport::WireMemory;
-using transport::wire_view;
 
 bool contiguous(const Object& o) {
   const plan::Plan& p = *o.plan;
@@ -36,16 +33,16 @@ bool contiguous(const Object& o) {
 // measured, device on a CUDA-aware MPI and one-shot otherwise.)
 Method method_for(const Object& o, bool receive, const Peer& peer) {
   if (!o.gpu) return Method::Host;
-  const runtime::MethodChoice requested = transport::requested_method();
-  const bool aware = transport::mpi_cuda_aware();
+  const runtime::MethodChoice requested = transfer::requested_method();
+  const bool aware = transfer::mpi_cuda_aware();
   model::Transfer automatic = aware ? model::Transfer::Device : model::Transfer::OneShot;
   if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
-    const model::Placement placement = aware ? transport::peer_placement(peer.comm, peer.rank)
+    const model::Placement placement = aware ? transfer::peer_placement(peer.comm, peer.rank)
                                              : model::Placement::SameNode;
-    automatic = transport::perf_model().choose(model::object_shape(o.plan->shape, o.count),
+    automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
                                                placement, aware, receive);
   }
-  return transport::choose_method(requested, aware, automatic);
+  return transfer::choose_method(requested, aware, automatic);
 }
 
 WireMemory memory_for(Method m) {
@@ -63,17 +60,17 @@ WireMemory memory_for(Method m) {
 
 // Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then
 // stages through its scratch) when the preferred memory cannot be had.
-bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transport::WireBuffer& w,
+bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transfer::WireBuffer& w,
                  MPI_Comm comm, int& rc) {
   std::string error;
   const int device = std::max(0, o.view.info.device);
-  if (transport::acquire_wire(memory_for(m), device, static_cast<std::size_t>(bytes), w, error)) {
+  if (transfer::acquire_wire(memory_for(m), device, static_cast<std::size_t>(bytes), w, error)) {
     return true;
   }
   if (m != Method::Host) {
     runtime::log(runtime::LogLevel::Warn, "%s; staging through pageable memory", error.c_str());
     m = Method::Staged;
-    if (transport::acquire_wire(WireMemory::Host, -1, static_cast<std::size_t>(bytes), w, error)) {
+    if (transfer::acquire_wire(WireMemory::Host, -1, static_cast<std::size_t>(bytes), w, error)) {
       return true;
     }
   }
@@ -99,7 +96,7 @@ void count_method(Method m) {
 }
 
 // Copies `bytes` from a wire buffer (any memory) to host memory.
-bool read_wire(void* dst, const std::byte* src, const transport::WireBuffer& w, std::size_t bytes,
+bool read_wire(void* dst, const std::byte* src, const transfer::WireBuffer& w, std::size_t bytes,
                std::string& error) {
   if (w.memory != WireMemory::Device) {
     std::memcpy(dst, src, bytes);
@@ -162,7 +159,7 @@ int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   return MPI_SUCCESS;
 }
 
-void release(Outgoing& out) { transport::release_wire(out.wire); }
+void release(Outgoing& out) { transfer::release_wire(out.wire); }
 
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in) {
   const MPI_Comm comm = peer.comm;
@@ -217,8 +214,8 @@ int complete_incoming(Incoming& in, const MPI_Status& status, bool received) {
 }
 
 void release(Incoming& in) {
-  transport::release_wire(in.wire);
+  transfer::release_wire(in.wire);
   in.held_type.free();
 }
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -11,7 +11,7 @@
 #include "transfer/object.hpp"
 #include "transfer/wire_buffers.hpp"
 
-namespace strider::interpose {
+namespace strider::transfer {
 
 // The other side of a transfer: errors are reported through `comm`; `rank` (MPI_ANY_SOURCE when
 // unknown) tells the performance model whether the peer shares this node.
@@ -30,9 +30,9 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
 // A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
 // release()).
 struct Outgoing {
-  transport::WireBuffer wire;
+  transfer::WireBuffer wire;
   int bytes = 0;
-  transport::Method method = transport::Method::Host;
+  transfer::Method method = transfer::Method::Host;
 };
 // Packs the object by the method chosen for it; errors are reported and returned.
 int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out);
@@ -65,9 +65,9 @@ class HeldType {
 // A receive's wire buffer, and what to unpack into when it completes.
 struct Incoming {
   Object object;
-  transport::WireBuffer wire;
+  transfer::WireBuffer wire;
   int capacity = 0;  // bytes posted
-  transport::Method method = transport::Method::Host;
+  transfer::Method method = transfer::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
   HeldType held_type;     // a dup keeping the MPI's type alive, if needed
   bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
@@ -85,4 +85,4 @@ int complete_incoming(Incoming& in, const MPI_Status& status, bool received);
 int unpack_incoming(Incoming& in, const MPI_Status& status, bool received);
 void release(Incoming& in);
 
-}  // namespace strider::interpose
+}  // namespace strider::transfer

@@ -7,7 +7,7 @@
 
 #include "runtime/config.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 Allocator host_allocator() {
@@ -103,4 +103,4 @@ void trim_pools() {
   for (auto& [id, pool] : p.device) pool->trim();
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

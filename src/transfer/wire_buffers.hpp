@@ -10,7 +10,7 @@
 
 #include "transfer/size_class_pool.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 enum class WireMemory { Host, Pinned, Device };
 
@@ -58,4 +58,4 @@ void trim_pools();
 Allocator pinned_allocator();
 Allocator device_allocator(int device);
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -1,6 +1,6 @@
 #include "transfer/wire_view.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Method method) {
   runtime::BufferView v;
@@ -22,4 +22,4 @@ runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Me
   return v;
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

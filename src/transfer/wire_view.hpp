@@ -8,7 +8,7 @@
 #include "transfer/method.hpp"
 #include "transfer/wire_buffers.hpp"
 
-namespace strider::transport {
+namespace strider::transfer {
 
 // `data` in `memory` (on GPU `device` for device memory). Pinned memory is mapped (unified
 // addressing: the device uses the host address); for the staged method it is presented as not
@@ -20,4 +20,4 @@ inline runtime::BufferView wire_view(const WireBuffer& w, Method method) {
   return wire_view(w.memory, w.data(), w.device, method);
 }
 
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
 using runtime::MethodChoice;
@@ -44,4 +44,4 @@ TEST(Method, ParsesTheNamesItPrints) {
 }
 
 }  // namespace
-}  // namespace strider::transport
+}  // namespace strider::transfer

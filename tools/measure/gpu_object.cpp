@@ -163,9 +163,9 @@ void unpack(const GpuObject& object, const runtime::BufferView& packed) {
 }
 
 runtime::BufferView wire_view(model::Transfer method, const Allocation& wire) {
-  return transport::wire_view(
-      wire.on_device() ? transport::WireMemory::Device : transport::WireMemory::Pinned,
-      wire.data(), wire.device(), transport::method_of(method));
+  return transfer::wire_view(
+      wire.on_device() ? transfer::WireMemory::Device : transfer::WireMemory::Pinned,
+      wire.data(), wire.device(), transfer::method_of(method));
 }
 
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {
