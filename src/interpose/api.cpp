@@ -47,16 +47,16 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
 }
 
 STRIDER_EXPORT int strider_set_method(const char* method) {
-  runtime::MethodChoice choice;
+  model::MethodRequest choice;
   if (method == nullptr || !transfer::parse_method(method, choice)) return -1;
   transfer::set_requested_method(choice);
   return 0;
 }
 
-static_assert(STRIDER_ONESHOT == static_cast<int>(model::Transfer::OneShot) &&
-                  STRIDER_STAGED == static_cast<int>(model::Transfer::Staged) &&
-                  STRIDER_DEVICE == static_cast<int>(model::Transfer::Device) &&
-                  STRIDER_METHODS == model::kTransfers,
+static_assert(STRIDER_ONESHOT == static_cast<int>(model::Method::OneShot) &&
+                  STRIDER_STAGED == static_cast<int>(model::Method::Staged) &&
+                  STRIDER_DEVICE == static_cast<int>(model::Method::Device) &&
+                  STRIDER_METHODS == model::kModelledMethods,
               "strider.h's method indices are the model's");
 
 STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
@@ -69,7 +69,7 @@ STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
   model::Selector& selector = transfer::perf_model();
   const model::ObjectShape shape = model::object_shape(p->shape, count);
   const model::Prediction prediction = selector.predict(shape, placement, aware);
-  for (int m = 0; m < model::kTransfers; ++m) {
+  for (int m = 0; m < model::kModelledMethods; ++m) {
     out->available[m] = prediction[m].available ? 1 : 0;
     out->send_side[m] = prediction[m].send_side;
     out->transfer[m] = prediction[m].transfer;

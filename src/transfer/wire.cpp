@@ -33,10 +33,10 @@ bool contiguous(const Object& o) {
 // measured, device on a CUDA-aware MPI and one-shot otherwise.)
 Method method_for(const Object& o, bool receive, const Peer& peer) {
   if (!o.gpu) return Method::Host;
-  const runtime::MethodChoice requested = transfer::requested_method();
+  const MethodRequest requested = transfer::requested_method();
   const bool aware = transfer::mpi_cuda_aware();
-  model::Transfer automatic = aware ? model::Transfer::Device : model::Transfer::OneShot;
-  if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
+  model::Method automatic = aware ? model::Method::Device : model::Method::OneShot;
+  if (!requested && o.plan->supported) {
     const model::Placement placement = aware ? transfer::peer_placement(peer.comm, peer.rank)
                                              : model::Placement::SameNode;
     automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
