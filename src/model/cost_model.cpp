@@ -113,9 +113,7 @@ Method least(const Prediction& prediction, Cost cost) {
 }  // namespace
 
 Method choose(const Prediction& prediction, bool receive) {
-  return least(prediction, [receive](const MethodCost& c) {
-    return (receive ? c.recv_side : c.send_side) + c.transfer;
-  });
+  return least(prediction, [receive](const MethodCost& c) { return c.side(receive); });
 }
 
 Method fastest(const Prediction& prediction) {

@@ -10,6 +10,7 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/methods.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
 #include "transfer/staged.hpp"
@@ -45,26 +46,13 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   return transfer::choose_method(requested, aware, automatic);
 }
 
-WireMemory memory_for(Method m) {
-  switch (m) {
-    case Method::Device:
-      return WireMemory::Device;
-    case Method::OneShot:
-    case Method::Staged:
-      return WireMemory::Pinned;
-    case Method::Host:
-      break;
-  }
-  return WireMemory::Host;
-}
-
 // Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then
 // stages through its scratch) when the preferred memory cannot be had.
 bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transfer::WireBuffer& w,
                  MPI_Comm comm, int& rc) {
   std::string error;
   const int device = std::max(0, o.view.info.device);
-  if (transfer::acquire_wire(memory_for(m), device, static_cast<std::size_t>(bytes), w, error)) {
+  if (transfer::acquire_wire(transfer_method(m).wire_memory(), device, static_cast<std::size_t>(bytes), w, error)) {
     return true;
   }
   if (m != Method::Host) {

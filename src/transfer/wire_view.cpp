@@ -1,5 +1,7 @@
 #include "transfer/wire_view.hpp"
 
+#include "transfer/methods.hpp"
+
 namespace strider::transfer {
 
 runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Method method) {
@@ -11,7 +13,7 @@ runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Me
     case WireMemory::Pinned:
       v.info = {runtime::MemoryKind::PinnedHost, -1, data};
       v.device = data;
-      v.device_visible = method != Method::Staged;
+      v.device_visible = transfer_method(method).kernel_reaches_wire();
       break;
     case WireMemory::Device:
       v.info = {runtime::MemoryKind::Device, device, data};
