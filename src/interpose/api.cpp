@@ -1,30 +1,31 @@
 // The strider_* C API (include/strider/strider.h).
 #include <cstring>
 
-#include "interpose/engine_choice.hpp"
-#include "interpose/next.hpp"
-#include "interpose/requests.hpp"
-#include "interpose/state.hpp"
+#include "interpose/export.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
-#include "transport/cuda_aware.hpp"
-#include "transport/method.hpp"
-#include "transport/perf_model.hpp"
-#include "transport/wire_buffers.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/method.hpp"
+#include "transfer/next.hpp"
+#include "transfer/perf_model.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire_buffers.hpp"
 
 using namespace strider;
 
 STRIDER_EXPORT const char* strider_version(void) { return STRIDER_VERSION; }
 
 STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
-  const interpose::Counters& c = interpose::counters();
+  const transfer::Counters& c = transfer::counters();
   out->types_planned = c.types_planned.load();
   out->types_unsupported = c.types_unsupported.load();
   out->packs_host = c.packs_host.load();
   out->unpacks_host = c.unpacks_host.load();
   out->packs_forwarded = c.packs_forwarded.load();
   out->unpacks_forwarded = c.unpacks_forwarded.load();
-  out->plans_cached = interpose::plans().size();
+  out->plans_cached = transfer::plans().size();
   out->packs_gpu = c.packs_gpu.load();
   out->unpacks_gpu = c.unpacks_gpu.load();
   out->packs_staged = c.packs_staged.load();
@@ -37,8 +38,8 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->transfers_oneshot = c.transfers_oneshot.load();
   out->transfers_staged = c.transfers_staged.load();
   out->transfers_host = c.transfers_host.load();
-  out->requests_pending = interpose::requests().size();
-  const transport::PoolStats pools = transport::pool_stats();
+  out->requests_pending = transfer::requests().size();
+  const transfer::PoolStats pools = transfer::pool_stats();
   out->pool_host_bytes = pools.pinned_bytes;
   out->pool_device_bytes = pools.device_bytes;
   out->pool_allocations = pools.allocations;
@@ -46,29 +47,29 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
 }
 
 STRIDER_EXPORT int strider_set_method(const char* method) {
-  runtime::MethodChoice choice;
-  if (method == nullptr || !transport::parse_method(method, choice)) return -1;
-  transport::set_requested_method(choice);
+  model::MethodRequest choice;
+  if (method == nullptr || !transfer::parse_method(method, choice)) return -1;
+  transfer::set_requested_method(choice);
   return 0;
 }
 
-static_assert(STRIDER_ONESHOT == static_cast<int>(model::Transfer::OneShot) &&
-                  STRIDER_STAGED == static_cast<int>(model::Transfer::Staged) &&
-                  STRIDER_DEVICE == static_cast<int>(model::Transfer::Device) &&
-                  STRIDER_METHODS == model::kTransfers,
+static_assert(STRIDER_ONESHOT == static_cast<int>(model::Method::OneShot) &&
+                  STRIDER_STAGED == static_cast<int>(model::Method::Staged) &&
+                  STRIDER_DEVICE == static_cast<int>(model::Method::Device) &&
+                  STRIDER_METHODS == model::kModelledMethods,
               "strider.h's method indices are the model's");
 
 STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
                                    strider_prediction* out) {
   if (runtime::config().disabled || out == nullptr || count < 0) return -1;
-  auto p = interpose::plan_for(type);
+  auto p = transfer::plan_for(type);
   if (!p || !p->supported) return -1;
   const auto placement = same_node ? model::Placement::SameNode : model::Placement::Remote;
-  const bool aware = transport::mpi_cuda_aware();
-  model::Selector& selector = transport::perf_model();
+  const bool aware = transfer::mpi_cuda_aware();
+  model::Selector& selector = transfer::perf_model();
   const model::ObjectShape shape = model::object_shape(p->shape, count);
   const model::Prediction prediction = selector.predict(shape, placement, aware);
-  for (int m = 0; m < model::kTransfers; ++m) {
+  for (int m = 0; m < model::kModelledMethods; ++m) {
     out->available[m] = prediction[m].available ? 1 : 0;
     out->send_side[m] = prediction[m].send_side;
     out->transfer[m] = prediction[m].transfer;
@@ -83,14 +84,14 @@ STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
 
 STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int size) {
   if (runtime::config().disabled) return -1;  // a pure pass-through decodes nothing
-  auto p = interpose::plan_for(type);
+  auto p = transfer::plan_for(type);
   if (!p) return -1;
   std::string text = plan::describe(*p);
   if (p->supported) {
     text += std::string("engine for host buffers: ") +
-            (interpose::host_engine_serves(*p) ? "strider-cpu" : "system MPI") + "\n";
+            (transfer::host_engine_serves(*p) ? "strider-cpu" : "system MPI") + "\n";
     text += std::string("engine for GPU buffers: ") +
-            (!interpose::gpu_engine_serves(*p) ? "staged through host memory"
+            (!transfer::gpu_engine_serves(*p) ? "staged through host memory"
              : p->form.strided()               ? "strider-gpu (strided kernel)"
                                                : "strider-gpu (block-list kernel)") +
             "\n";

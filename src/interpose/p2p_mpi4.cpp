@@ -5,10 +5,11 @@
 // bytes, so the amount to unpack would be unknown.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "interpose/export.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm) {

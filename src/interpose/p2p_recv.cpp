@@ -3,10 +3,11 @@
 // calls, by whichever completion function observes it for the nonblocking ones.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "interpose/export.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, MPI_Status* status) {

@@ -4,10 +4,11 @@
 // goes to the MPI unchanged.
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "interpose/export.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                             MPI_Comm comm) {

@@ -1,10 +1,11 @@
 // MPI_Sendrecv and MPI_Sendrecv_replace (see p2p_calls.hpp).
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/p2p_calls.hpp"
+#include "interpose/export.hpp"
+#include "transfer/next.hpp"
+#include "transfer/p2p_calls.hpp"
 
-using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,

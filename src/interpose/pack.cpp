@@ -7,15 +7,18 @@
 #include <cstddef>
 #include <optional>
 
-#include "interpose/engine_choice.hpp"
-#include "interpose/next.hpp"
-#include "interpose/object.hpp"
-#include "interpose/state.hpp"
+#include "interpose/export.hpp"
 #include "runtime/config.hpp"
 #include "runtime/memory_kind.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/next.hpp"
+#include "transfer/object.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::interpose {
 namespace {
+
+using namespace transfer;
 
 // What a pack or unpack call is about, once its arguments passed the checks Strider makes.
 struct Call {
@@ -54,6 +57,7 @@ int truncated(MPI_Comm comm) {
 
 using namespace strider;
 using namespace strider::interpose;
+using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                             int outsize, int* position, MPI_Comm comm) {

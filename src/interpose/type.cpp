@@ -1,19 +1,20 @@
 // MPI_Type_commit builds the plan; MPI_Type_free drops it (the handle may be reused at once).
 #include <mpi.h>
 
-#include "interpose/next.hpp"
-#include "interpose/state.hpp"
+#include "interpose/export.hpp"
 #include "runtime/config.hpp"
+#include "transfer/next.hpp"
+#include "transfer/state.hpp"
 
 using strider::runtime::config;
 
 STRIDER_EXPORT int MPI_Type_commit(MPI_Datatype* type) {
   const int rc = STRIDER_NEXT(MPI_Type_commit)(type);
-  if (rc == MPI_SUCCESS && !config().disabled) strider::interpose::on_commit(*type);
+  if (rc == MPI_SUCCESS && !config().disabled) strider::transfer::on_commit(*type);
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Type_free(MPI_Datatype* type) {
-  if (!config().disabled && type != nullptr) strider::interpose::on_free(*type);
+  if (!config().disabled && type != nullptr) strider::transfer::on_free(*type);
   return STRIDER_NEXT(MPI_Type_free)(type);
 }

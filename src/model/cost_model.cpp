@@ -25,19 +25,7 @@ double table_at(const PackTable& p, double block, double bytes) {
 
 }  // namespace
 
-const char* to_string(Transfer t) {
-  switch (t) {
-    case Transfer::OneShot:
-      return "oneshot";
-    case Transfer::Staged:
-      return "staged";
-    case Transfer::Device:
-      return "device";
-  }
-  return "?";
-}
-
-double pack_seconds(const PerfData& data, PackTarget target, Direction direction,
+double pack_seconds(const PerfData& data, Method target, Direction direction,
                     const ObjectShape& shape) {
   const int dims = std::clamp(shape.dims, 2, 3);
   const double block = static_cast<double>(std::max<std::int64_t>(1, shape.block));
@@ -87,9 +75,9 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
   const double host_transfer = transfer_seconds(data, placement, false, bytes);
   const double d2h = scaled_at(data.d2h, bytes);
   const double h2d = scaled_at(data.h2d, bytes);
-  auto& oneshot = p[static_cast<int>(Transfer::OneShot)];
-  auto& staged = p[static_cast<int>(Transfer::Staged)];
-  auto& device = p[static_cast<int>(Transfer::Device)];
+  auto& oneshot = p[static_cast<int>(Method::OneShot)];
+  auto& staged = p[static_cast<int>(Method::Staged)];
+  auto& device = p[static_cast<int>(Method::Device)];
   oneshot.available = staged.available = true;
   oneshot.transfer = staged.transfer = host_transfer;
   device.available = mpi_cuda_aware;
@@ -100,12 +88,12 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
     oneshot.recv_side = staged.recv_side = h2d;
     return p;
   }
-  oneshot.send_side = pack_seconds(data, PackTarget::Mapped, Direction::Pack, shape);
-  oneshot.recv_side = pack_seconds(data, PackTarget::Mapped, Direction::Unpack, shape);
-  staged.send_side = pack_seconds(data, PackTarget::Staged, Direction::Pack, shape);
-  staged.recv_side = pack_seconds(data, PackTarget::Staged, Direction::Unpack, shape);
-  device.send_side = pack_seconds(data, PackTarget::Device, Direction::Pack, shape);
-  device.recv_side = pack_seconds(data, PackTarget::Device, Direction::Unpack, shape);
+  oneshot.send_side = pack_seconds(data, Method::OneShot, Direction::Pack, shape);
+  oneshot.recv_side = pack_seconds(data, Method::OneShot, Direction::Unpack, shape);
+  staged.send_side = pack_seconds(data, Method::Staged, Direction::Pack, shape);
+  staged.recv_side = pack_seconds(data, Method::Staged, Direction::Unpack, shape);
+  device.send_side = pack_seconds(data, Method::Device, Direction::Pack, shape);
+  device.recv_side = pack_seconds(data, Method::Device, Direction::Unpack, shape);
   return p;
 }
 
@@ -113,24 +101,22 @@ namespace {
 
 // The available method with the least `cost`, ties to the earliest; one-shot if none is.
 template <class Cost>
-Transfer least(const Prediction& prediction, Cost cost) {
+Method least(const Prediction& prediction, Cost cost) {
   int best = -1;
-  for (int i = 0; i < kTransfers; ++i) {
+  for (int i = 0; i < kModelledMethods; ++i) {
     if (!prediction[i].available) continue;
     if (best < 0 || cost(prediction[i]) < cost(prediction[best])) best = i;
   }
-  return static_cast<Transfer>(std::max(best, 0));
+  return static_cast<Method>(std::max(best, 0));
 }
 
 }  // namespace
 
-Transfer choose(const Prediction& prediction, bool receive) {
-  return least(prediction, [receive](const MethodCost& c) {
-    return (receive ? c.recv_side : c.send_side) + c.transfer;
-  });
+Method choose(const Prediction& prediction, bool receive) {
+  return least(prediction, [receive](const MethodCost& c) { return c.side(receive); });
 }
 
-Transfer fastest(const Prediction& prediction) {
+Method fastest(const Prediction& prediction) {
   return least(prediction, [](const MethodCost& c) { return c.total(); });
 }
 
@@ -159,7 +145,7 @@ PerfData built_in_defaults() {
                                               : bytes * ratio / 128;
     return std::max(2 * bytes / 3e12, lines / 50e9);
   };
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       for (int dims : grid::shape_dims()) {
         for (double ratio : grid::stride_ratios()) {
@@ -170,8 +156,8 @@ PerfData built_in_defaults() {
             for (double bytes : t.seconds.columns) {
               const double b = std::max(1.0, std::min(block, bytes / 2));
               const double kernel = device_pack(b, bytes, ratio);
-              const double moved = target == PackTarget::Device   ? kernel
-                                   : target == PackTarget::Mapped ? std::max(kernel, bytes / bus)
+              const double moved = target == Method::Device   ? kernel
+                                   : target == Method::OneShot ? std::max(kernel, bytes / bus)
                                                                   : kernel + bytes / bus;
               t.seconds.values.push_back(d.launch_sync + moved);
             }

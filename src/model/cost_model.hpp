@@ -2,7 +2,7 @@
 // choice each side makes. Pure functions.
 //   one-shot: pack kernel into mapped pinned memory -> host transfer -> unpack kernel from it;
 //   staged:   pack kernel into GPU scratch + D2H copy -> host transfer -> H2D copy + unpack
-//             (the pair measured as one: PackTarget::Staged);
+//             (the pair measured as one: Method::Staged);
 //   device:   pack kernel into GPU memory -> the CUDA-aware MPI's device transfer -> unpack.
 // Sender and receiver choose alone (the wire format is the same), each minimizing its own side
 // plus the transfer. The transfer is costed as if both sides used the same kind of wire
@@ -12,14 +12,12 @@
 
 #include <array>
 
+#include "model/method.hpp"
 #include "model/object_shape.hpp"
 #include "model/perf_data.hpp"
 
 namespace strider::model {
 
-enum class Transfer { OneShot = 0, Staged = 1, Device = 2 };
-inline constexpr int kTransfers = 3;
-const char* to_string(Transfer t);
 
 struct MethodCost {
   bool available = false;
@@ -27,11 +25,13 @@ struct MethodCost {
   double transfer = 0;   // half a round trip of the packed bytes
   double recv_side = 0;  // (copy into the GPU +) unpack
   double total() const { return send_side + transfer + recv_side; }
+  // What one side minimizes when it chooses: its own pack or unpack plus the transfer.
+  double side(bool receive) const { return (receive ? recv_side : send_side) + transfer; }
 };
-using Prediction = std::array<MethodCost, kTransfers>;
+using Prediction = std::array<MethodCost, kModelledMethods>;
 
 // Pack or unpack time of `shape` into or out of `target` (contiguous shapes: a copy).
-double pack_seconds(const PerfData& data, PackTarget target, Direction direction,
+double pack_seconds(const PerfData& data, Method target, Direction direction,
                     const ObjectShape& shape);
 // Half a round trip of `bytes` between pinned host buffers (device: GPU buffers; falls back to
 // the host figure when the file has none).
@@ -44,9 +44,9 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
 
 // The sender's (receive = false) or receiver's best method: least own side + transfer; ties go
 // to the earlier of one-shot, staged, device.
-Transfer choose(const Prediction& prediction, bool receive);
+Method choose(const Prediction& prediction, bool receive);
 // The method with the least total.
-Transfer fastest(const Prediction& prediction);
+Method fastest(const Prediction& prediction);
 
 // Conservative figures for a machine that has not been measured: a PCIe-class bus, a launch of
 // 10 us, a shared-memory MPI. They choose one-shot on a CUDA-unaware MPI and device on an aware

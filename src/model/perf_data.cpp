@@ -46,7 +46,7 @@ std::string validate(const PerfData& data) {
       if (auto e = validate(*t.device, name + " device"); !e.empty()) return e;
     }
   }
-  std::set<std::pair<PackTarget, Direction>> families;
+  std::set<std::pair<Method, Direction>> families;
   for (const PackTable& p : data.pack) {
     if (p.dims != 2 && p.dims != 3) return "pack table with dims other than 2 or 3";
     if (!(p.stride_ratio >= 1) || !std::isfinite(p.stride_ratio)) {

@@ -9,6 +9,7 @@
 
 #include "model/log_table.hpp"
 #include "model/loggops.hpp"
+#include "model/method.hpp"
 
 namespace strider::model {
 
@@ -34,13 +35,13 @@ struct MachineIdentity {
 // Empty when they match, else which field differs and how.
 std::string identity_mismatch(const MachineIdentity& file, const MachineIdentity& here);
 
-// Where the packed bytes go (pack) or come from (unpack), each as the runtime does it:
-//   Device: GPU memory (the device method);
-//   Mapped: mapped pinned host memory, written or read by the kernel itself (one-shot);
-//   Staged: pinned host memory through GPU scratch and one DMA copy (staged).
+// A pack table's target is the method whose pack or unpack it times, as the runtime does it:
+//   Device:  into or out of GPU memory;
+//   OneShot: mapped pinned host memory, written or read by the kernel itself (the perf file
+//            spells it "mapped");
+//   Staged:  pinned host memory through GPU scratch and one DMA copy.
 // Staged is measured, not composed from a kernel and a copy: the launches and the
 // synchronization of the pair cost what they cost on this machine.
-enum class PackTarget { Device, Mapped, Staged };
 enum class Direction { Pack, Unpack };
 
 // Pack or unpack time of strided objects of one family: rows are block lengths (bytes),
@@ -51,7 +52,7 @@ enum class Direction { Pack, Unpack };
 // block lists are looked up in the regular tables. Block lists of more pieces than Strider
 // plans hold the time of the largest plannable one, scaled by the bytes.
 struct PackTable {
-  PackTarget target = PackTarget::Device;
+  Method target = Method::Device;
   Direction direction = Direction::Pack;
   int dims = 2;              // 2: blocks along one stride; 3: along two
   double stride_ratio = 2;   // innermost stride / block length (the mean, for block lists)

@@ -9,22 +9,24 @@ namespace {
 
 using nlohmann::json;
 
-const char* to_string(PackTarget t) {
+// The perf file's names of pack targets (schema version 1): "mapped" is the one-shot method.
+const char* target_name(Method t) {
   switch (t) {
-    case PackTarget::Device:
+    case Method::Device:
       return "device";
-    case PackTarget::Mapped:
+    case Method::OneShot:
       return "mapped";
-    case PackTarget::Staged:
+    case Method::Staged:
+    case Method::Host:
       break;
   }
   return "staged";
 }
 
-PackTarget target_from(const json& j) {
+Method target_from(const json& j) {
   const auto text = j.get<std::string>();
-  for (PackTarget t : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
-    if (text == to_string(t)) return t;
+  for (Method t : {Method::Device, Method::OneShot, Method::Staged}) {
+    if (text == target_name(t)) return t;
   }
   throw std::invalid_argument("unknown pack target '" + text + "'");
 }
@@ -61,7 +63,7 @@ std::string to_json_text(const PerfData& d) {
       rows.push_back(std::vector<double>(p.seconds.values.begin() + r * n,
                                          p.seconds.values.begin() + (r + 1) * n));
     }
-    pack.push_back({{"target", to_string(p.target)},
+    pack.push_back({{"target", target_name(p.target)},
                     {"direction", to_string(p.direction)},
                     {"dims", p.dims},
                     {"irregular", p.irregular},

@@ -42,7 +42,7 @@ struct MemoHash {
 struct MemoSlot {
   std::uint64_t owner;  // the Selector's id; 0: empty
   MemoKey key;
-  Transfer choice;
+  Method choice;
 };
 constexpr std::size_t kMemoWays = 4;
 constexpr std::size_t kMemoSets = 256;  // a power of two
@@ -92,14 +92,14 @@ Prediction Selector::predict(const ObjectShape& shape, Placement placement, bool
   return model::predict(model().data, shape, placement, aware);
 }
 
-Transfer Selector::choose(const ObjectShape& shape, Placement placement, bool aware,
+Method Selector::choose(const ObjectShape& shape, Placement placement, bool aware,
                           bool receive) {
   const MemoKey key{shape, placement, aware, receive};
   MemoSet& set = t_memo[MemoHash{}(key) & (kMemoSets - 1)];
   for (const MemoSlot& slot : set.ways) {
     if (slot.owner == id_ && slot.key == key) return slot.choice;
   }
-  const Transfer choice = model::choose(predict(shape, placement, aware), receive);
+  const Method choice = model::choose(predict(shape, placement, aware), receive);
   set.ways[set.next_victim] = {id_, key, choice};  // round robin within the set
   set.next_victim = (set.next_victim + 1) % kMemoWays;
   return choice;

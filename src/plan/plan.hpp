@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "canon/canonicalize.hpp"
-#include "decode/decode.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "engine/cuda/type_state.hpp"
 #include "model/object_shape.hpp"
+#include "plan/decode.hpp"
 
 namespace strider::plan {
 

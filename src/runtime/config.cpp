@@ -88,11 +88,11 @@ Config parse_config(const Getenv& getenv) {
   static const std::pair<std::string_view, int> kWord[] = {
       {"16", 16}, {"8", 8}, {"4", 4}, {"2", 2}, {"1", 1}};
   parse_choice(getenv, "STRIDER_GPU_MAX_WORD", kWord, c.gpu_max_word, c.problems);
-  static const std::pair<std::string_view, MethodChoice> kMethod[] = {
-      {"auto", MethodChoice::Auto},
-      {"device", MethodChoice::Device},
-      {"oneshot", MethodChoice::OneShot},
-      {"staged", MethodChoice::Staged}};
+  static const std::pair<std::string_view, model::MethodRequest> kMethod[] = {
+      {"auto", std::nullopt},
+      {"device", model::Method::Device},
+      {"oneshot", model::Method::OneShot},
+      {"staged", model::Method::Staged}};
   parse_choice(getenv, "STRIDER_METHOD", kMethod, c.method, c.problems);
   static const std::pair<std::string_view, Tristate> kTristate[] = {
       {"0", Tristate::No},    {"1", Tristate::Yes},  {"no", Tristate::No},
@@ -140,19 +140,5 @@ const char* to_string(HostEngine engine) {
 }  // namespace strider::runtime
 
 namespace strider::runtime {
-
-const char* to_string(MethodChoice method) {
-  switch (method) {
-    case MethodChoice::Auto:
-      return "auto";
-    case MethodChoice::Device:
-      return "device";
-    case MethodChoice::OneShot:
-      return "oneshot";
-    case MethodChoice::Staged:
-      return "staged";
-  }
-  return "?";
-}
 
 }  // namespace strider::runtime

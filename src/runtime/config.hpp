@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "model/method.hpp"
+
 namespace strider::runtime {
 
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 enum class HostEngine { On, Off, Auto };
-// How point-to-point moves a GPU buffer's packed bytes (transport/method.hpp explains each).
-enum class MethodChoice { Auto, Device, OneShot, Staged };
 // Host buffers in point-to-point: straight to the MPI, or through Strider's packed path (which
 // lets the request machinery be tested without a GPU).
 enum class HostP2P { Forward, Pack };
@@ -23,7 +23,7 @@ struct Config {
   HostEngine host_engine = HostEngine::Auto;      // STRIDER_HOST_ENGINE
   bool gpu_engine = true;                         // STRIDER_GPU_ENGINE
   int gpu_max_word = 16;                          // STRIDER_GPU_MAX_WORD (tuning and benchmarks)
-  MethodChoice method = MethodChoice::Auto;       // STRIDER_METHOD
+  model::MethodRequest method;                    // STRIDER_METHOD (nothing: auto)
   Tristate mpi_cuda_aware = Tristate::Unset;      // STRIDER_MPI_CUDA_AWARE (unset: ask the MPI)
   HostP2P host_p2p = HostP2P::Forward;            // STRIDER_P2P_HOST
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
@@ -41,6 +41,5 @@ const Config& config();
 
 const char* to_string(LogLevel level);
 const char* to_string(HostEngine engine);
-const char* to_string(MethodChoice method);
 
 }  // namespace strider::runtime

@@ -1,21 +1,18 @@
-#include "transport/method.hpp"
+#include "transfer/method.hpp"
 
 #include <gtest/gtest.h>
 
-namespace strider::transport {
+namespace strider::transfer {
 namespace {
 
-using runtime::MethodChoice;
-
-using model::Transfer;
-constexpr Transfer kAll[] = {Transfer::OneShot, Transfer::Staged, Transfer::Device};
+constexpr Method kAll[] = {Method::OneShot, Method::Staged, Method::Device};
 
 TEST(Method, ForcedMethodsIgnoreTheModelAndKeepDeviceOffAnUnawareMpi) {
   for (bool aware : {false, true}) {
-    for (Transfer automatic : kAll) {
-      EXPECT_EQ(choose_method(MethodChoice::OneShot, aware, automatic), Method::OneShot);
-      EXPECT_EQ(choose_method(MethodChoice::Staged, aware, automatic), Method::Staged);
-      EXPECT_EQ(choose_method(MethodChoice::Device, aware, automatic),
+    for (Method automatic : kAll) {
+      EXPECT_EQ(choose_method(MethodRequest{Method::OneShot}, aware, automatic), Method::OneShot);
+      EXPECT_EQ(choose_method(MethodRequest{Method::Staged}, aware, automatic), Method::Staged);
+      EXPECT_EQ(choose_method(MethodRequest{Method::Device}, aware, automatic),
                 aware ? Method::Device : Method::Staged);
     }
   }
@@ -23,25 +20,25 @@ TEST(Method, ForcedMethodsIgnoreTheModelAndKeepDeviceOffAnUnawareMpi) {
 
 TEST(Method, AutoTakesTheModelsChoiceButNeverHandsDeviceMemoryToAnUnawareMpi) {
   for (bool aware : {false, true}) {
-    EXPECT_EQ(choose_method(MethodChoice::Auto, aware, Transfer::OneShot), Method::OneShot);
-    EXPECT_EQ(choose_method(MethodChoice::Auto, aware, Transfer::Staged), Method::Staged);
-    EXPECT_EQ(choose_method(MethodChoice::Auto, aware, Transfer::Device),
+    EXPECT_EQ(choose_method(MethodRequest{}, aware, Method::OneShot), Method::OneShot);
+    EXPECT_EQ(choose_method(MethodRequest{}, aware, Method::Staged), Method::Staged);
+    EXPECT_EQ(choose_method(MethodRequest{}, aware, Method::Device),
               aware ? Method::Device : Method::Staged);
   }
 }
 
 TEST(Method, ParsesTheNamesItPrints) {
-  for (MethodChoice m :
-       {MethodChoice::Auto, MethodChoice::Device, MethodChoice::OneShot, MethodChoice::Staged}) {
-    MethodChoice parsed = MethodChoice::Auto;
-    ASSERT_TRUE(parse_method(runtime::to_string(m), parsed));
+  for (MethodRequest m :
+       {MethodRequest{}, MethodRequest{Method::Device}, MethodRequest{Method::OneShot}, MethodRequest{Method::Staged}}) {
+    MethodRequest parsed = MethodRequest{};
+    ASSERT_TRUE(parse_method(model::to_string(m), parsed));
     EXPECT_EQ(parsed, m);
   }
-  MethodChoice unchanged = MethodChoice::Staged;
+  MethodRequest unchanged = MethodRequest{Method::Staged};
   EXPECT_FALSE(parse_method("fast", unchanged));
   EXPECT_FALSE(parse_method("", unchanged));
-  EXPECT_EQ(unchanged, MethodChoice::Staged);
+  EXPECT_EQ(unchanged, MethodRequest{Method::Staged});
 }
 
 }  // namespace
-}  // namespace strider::transport
+}  // namespace strider::transfer

@@ -16,9 +16,9 @@
 namespace strider::model {
 namespace {
 
-constexpr int kOneShot = static_cast<int>(Transfer::OneShot);
-constexpr int kStaged = static_cast<int>(Transfer::Staged);
-constexpr int kDevice = static_cast<int>(Transfer::Device);
+constexpr int kOneShot = static_cast<int>(Method::OneShot);
+constexpr int kStaged = static_cast<int>(Method::Staged);
+constexpr int kDevice = static_cast<int>(Method::Device);
 constexpr double kMi = 1024.0 * 1024;
 
 ::testing::AssertionResult RelNear(double a, double b, double rel = 1e-12) {
@@ -64,7 +64,7 @@ constexpr std::array<double, 6> kStagedUnpack = {33e-6, 1.6e-3, 21e-6, 290e-6, 1
 constexpr double kRows[] = {1, 64, 4096};
 constexpr double kColumns[] = {1024, kMi};
 
-PackTable Pack(PackTarget target, Direction direction, int dims, double ratio,
+PackTable Pack(Method target, Direction direction, int dims, double ratio,
                const std::array<double, 6>& base) {
   PackTable t{target, direction, dims, ratio, false, {}};
   t.seconds.rows = {1, 64, 4096};
@@ -83,12 +83,12 @@ PerfData Synthetic() {
   d.transfers[Placement::Remote].host = {{1, 1024, kMi}, {3e-6, 5e-6, 150e-6}};
   for (int dims : {2, 3}) {
     for (double ratio : {2.0, 8.0}) {
-      d.pack.push_back(Pack(PackTarget::Device, Direction::Pack, dims, ratio, kDevicePack));
-      d.pack.push_back(Pack(PackTarget::Device, Direction::Unpack, dims, ratio, kDeviceUnpack));
-      d.pack.push_back(Pack(PackTarget::Mapped, Direction::Pack, dims, ratio, kMappedPack));
-      d.pack.push_back(Pack(PackTarget::Mapped, Direction::Unpack, dims, ratio, kMappedUnpack));
-      d.pack.push_back(Pack(PackTarget::Staged, Direction::Pack, dims, ratio, kStagedPack));
-      d.pack.push_back(Pack(PackTarget::Staged, Direction::Unpack, dims, ratio, kStagedUnpack));
+      d.pack.push_back(Pack(Method::Device, Direction::Pack, dims, ratio, kDevicePack));
+      d.pack.push_back(Pack(Method::Device, Direction::Unpack, dims, ratio, kDeviceUnpack));
+      d.pack.push_back(Pack(Method::OneShot, Direction::Pack, dims, ratio, kMappedPack));
+      d.pack.push_back(Pack(Method::OneShot, Direction::Unpack, dims, ratio, kMappedUnpack));
+      d.pack.push_back(Pack(Method::Staged, Direction::Pack, dims, ratio, kStagedPack));
+      d.pack.push_back(Pack(Method::Staged, Direction::Unpack, dims, ratio, kStagedUnpack));
     }
   }
   return d;
@@ -107,7 +107,7 @@ TEST(ModelCostModel, SyntheticDataIsAValidPerfFile) {
 }
 
 TEST(ModelCostModel, APerfFileNeedsPackAndUnpackTablesOfAllThreeTargets) {
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       PerfData d = Synthetic();
       std::erase_if(d.pack, [&](const PackTable& p) {
@@ -167,7 +167,7 @@ TEST(ModelCostModel, StagedPredictionAtEveryGridPointIsTheStagedTableValue) {
             // The staged transfer is the host transfer, as one-shot's.
             EXPECT_EQ(p[kStaged].transfer, p[kOneShot].transfer) << Describe(s);
           }
-          EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Staged, Direction::Pack, s),
+          EXPECT_TRUE(RelNear(pack_seconds(d, Method::Staged, Direction::Pack, s),
                               kStagedPack[2 * r + c] * factor))
               << Describe(s);
           ++checked;
@@ -186,7 +186,7 @@ TEST(ModelCostModel, StagedSidesComeFromTheStagedTablesNotFromDevicePackAndCopie
   for (double& y : d.d2h.y) y *= 10;
   for (double& y : d.h2d.y) y *= 10;
   for (PackTable& p : d.pack) {
-    if (p.target != PackTarget::Device) continue;
+    if (p.target != Method::Device) continue;
     for (double& v : p.seconds.values) v *= 3;
   }
   Prediction p = predict(d, s, Placement::SameNode, true);
@@ -196,7 +196,7 @@ TEST(ModelCostModel, StagedSidesComeFromTheStagedTablesNotFromDevicePackAndCopie
   // Only the staged tables move the staged sides, and nothing else.
   d = Synthetic();
   for (PackTable& t : d.pack) {
-    if (t.target != PackTarget::Staged) continue;
+    if (t.target != Method::Staged) continue;
     for (double& v : t.seconds.values) v *= t.direction == Direction::Pack ? 0.5 : 3;
   }
   p = predict(d, s, Placement::SameNode, true);
@@ -207,13 +207,13 @@ TEST(ModelCostModel, StagedSidesComeFromTheStagedTablesNotFromDevicePackAndCopie
   EXPECT_TRUE(RelNear(p[kDevice].send_side, 20e-6));
   EXPECT_TRUE(RelNear(p[kDevice].recv_side, 25e-6));
   // Now staged (12 + 2 us) also beats device (20 + 2 us) on the sender.
-  EXPECT_EQ(choose(p, false), Transfer::Staged);
+  EXPECT_EQ(choose(p, false), Method::Staged);
 }
 
 TEST(ModelCostModel, StagedTablesInterpolateInRatioAndUseTheirDims3Tables) {
   const PerfData d = Synthetic();
   auto staged = [&](Direction direction, std::int64_t stride, int dims) {
-    return pack_seconds(d, PackTarget::Staged, direction, Shape(1024, 64, stride, dims));
+    return pack_seconds(d, Method::Staged, direction, Shape(1024, 64, stride, dims));
   };
   EXPECT_TRUE(RelNear(staged(Direction::Pack, 128, 2), 19e-6));      // ratio 2
   EXPECT_TRUE(RelNear(staged(Direction::Pack, 256, 2), 38e-6));      // ratio 4: x2 of x4
@@ -226,19 +226,19 @@ TEST(ModelCostModel, StagedTablesInterpolateInRatioAndUseTheirDims3Tables) {
 TEST(ModelCostModel, SlowMappedPackMakesTheSenderStageWhileTheReceiverStaysOneShot) {
   const Prediction p = predict(Synthetic(), Shape(1024, 1, 2, 2), Placement::SameNode, false);
   // Sender: one-shot 1000 + 2 us against staged 24 + 2 us.
-  EXPECT_EQ(choose(p, /*receive=*/false), Transfer::Staged);
+  EXPECT_EQ(choose(p, /*receive=*/false), Method::Staged);
   // Receiver: one-shot 11 + 2 us against staged 33 + 2 us.
-  EXPECT_EQ(choose(p, /*receive=*/true), Transfer::OneShot);
+  EXPECT_EQ(choose(p, /*receive=*/true), Method::OneShot);
   // Whole: one-shot 1013 us, staged 59 us.
-  EXPECT_EQ(fastest(p), Transfer::Staged);
+  EXPECT_EQ(fastest(p), Method::Staged);
 }
 
 TEST(ModelCostModel, CudaAwareMpiAddsDeviceWhichWinsWhereItsSideIsCheapest) {
   const Prediction p = predict(Synthetic(), Shape(1024, 1, 2, 2), Placement::SameNode, true);
   EXPECT_TRUE(p[kDevice].available);
-  EXPECT_EQ(choose(p, false), Transfer::Device);  // 20 + 2 us < staged 24 + 2 us
-  EXPECT_EQ(choose(p, true), Transfer::OneShot);  // 11 + 2 us < device 25 + 2 us
-  EXPECT_EQ(fastest(p), Transfer::Device);        // 47 us < staged 59 us
+  EXPECT_EQ(choose(p, false), Method::Device);  // 20 + 2 us < staged 24 + 2 us
+  EXPECT_EQ(choose(p, true), Method::OneShot);  // 11 + 2 us < device 25 + 2 us
+  EXPECT_EQ(fastest(p), Method::Device);        // 47 us < staged 59 us
 }
 
 TEST(ModelCostModel, LargeBlocksKeepOneShotWhenTheStagedTablesAreSlower) {
@@ -250,9 +250,9 @@ TEST(ModelCostModel, LargeBlocksKeepOneShotWhenTheStagedTablesAreSlower) {
   EXPECT_TRUE(RelNear(p[kOneShot].recv_side, 130e-6));
   EXPECT_TRUE(RelNear(p[kStaged].recv_side, 240e-6));
   EXPECT_TRUE(RelNear(p[kOneShot].transfer, 80e-6));
-  EXPECT_EQ(choose(p, false), Transfer::OneShot);
-  EXPECT_EQ(choose(p, true), Transfer::OneShot);
-  EXPECT_EQ(fastest(p), Transfer::OneShot);
+  EXPECT_EQ(choose(p, false), Method::OneShot);
+  EXPECT_EQ(choose(p, true), Method::OneShot);
+  EXPECT_EQ(fastest(p), Method::OneShot);
 }
 
 TEST(ModelCostModel, ContiguousObjectsCostOneCopyForHostMethodsAndNothingForDevice) {
@@ -266,15 +266,15 @@ TEST(ModelCostModel, ContiguousObjectsCostOneCopyForHostMethodsAndNothingForDevi
   EXPECT_EQ(p[kDevice].recv_side, 0);
   EXPECT_TRUE(RelNear(p[kOneShot].transfer, 2e-6));
   EXPECT_TRUE(RelNear(p[kDevice].transfer, 1e-6));  // the device table
-  EXPECT_EQ(choose(p, false), Transfer::Device);
-  EXPECT_EQ(choose(p, true), Transfer::Device);
+  EXPECT_EQ(choose(p, false), Method::Device);
+  EXPECT_EQ(choose(p, true), Method::Device);
   // Not aware: one-shot and staged tie exactly, and the tie goes to one-shot.
   const Prediction q =
       predict(SyntheticWithDeviceTransfers(), Shape(1024, 1024, 1024, 1), Placement::SameNode, false);
   EXPECT_EQ(q[kOneShot].send_side, q[kStaged].send_side);
-  EXPECT_EQ(choose(q, false), Transfer::OneShot);
-  EXPECT_EQ(choose(q, true), Transfer::OneShot);
-  EXPECT_EQ(fastest(q), Transfer::OneShot);
+  EXPECT_EQ(choose(q, false), Method::OneShot);
+  EXPECT_EQ(choose(q, true), Method::OneShot);
+  EXPECT_EQ(fastest(q), Method::OneShot);
 }
 
 TEST(ModelCostModel, ContiguousCopiesAreReadAtTheRealByteCount) {
@@ -297,7 +297,7 @@ TEST(ModelCostModel, ContiguousCopiesAreReadAtTheRealByteCount) {
     for (double& v : t.seconds.values) v *= 1000;
   }
   const Prediction same = predict(d, Shape(32, 32, 32, 1), Placement::SameNode, true);
-  for (int m = 0; m < kTransfers; ++m) {
+  for (int m = 0; m < kModelledMethods; ++m) {
     EXPECT_EQ(same[m].send_side, p[m].send_side) << m;
     EXPECT_EQ(same[m].recv_side, p[m].recv_side) << m;
   }
@@ -351,7 +351,7 @@ TEST(ModelCostModel, StrideRatioInterpolatesGeometricallyBetweenTheRatio2And8Tab
   // in log(ratio) with a factor of 4 over a ratio of 4: proportional to the ratio in between.
   const PerfData d = Synthetic();
   auto mapped = [&](std::int64_t stride) {
-    return pack_seconds(d, PackTarget::Mapped, Direction::Pack, Shape(1024, 64, stride, 2));
+    return pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, stride, 2));
   };
   EXPECT_TRUE(RelNear(mapped(128), 40e-6));   // ratio 2
   EXPECT_TRUE(RelNear(mapped(256), 80e-6));   // ratio 4
@@ -369,7 +369,7 @@ TEST(ModelCostModel, StrideRatioInterpolatesGeometricallyBetweenTheRatio2And8Tab
 TEST(ModelCostModel, ThreeDimensionalShapesUseTheDims3Tables) {
   const PerfData d = Synthetic();
   auto mapped = [&](int dims, std::int64_t stride) {
-    return pack_seconds(d, PackTarget::Mapped, Direction::Pack, Shape(1024, 64, stride, dims));
+    return pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, stride, dims));
   };
   EXPECT_TRUE(RelNear(mapped(2, 128), 40e-6));
   EXPECT_TRUE(RelNear(mapped(3, 128), 80e-6));   // dims 3: x2
@@ -382,25 +382,25 @@ TEST(ModelCostModel, WithoutDims3TablesThreeDimensionalShapesUseTheOthers) {
   std::erase_if(d.pack, [](const PackTable& p) { return p.dims == 3; });
   EXPECT_EQ(validate(d), "");
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Mapped, Direction::Pack, Shape(1024, 64, 128, 3)), 40e-6));
+      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 40e-6));
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 19e-6));
+      pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 19e-6));
   // Only one family without dims-3 tables: the others keep using theirs.
   d = Synthetic();
   std::erase_if(d.pack, [](const PackTable& p) {
-    return p.dims == 3 && p.target == PackTarget::Staged && p.direction == Direction::Unpack;
+    return p.dims == 3 && p.target == Method::Staged && p.direction == Direction::Unpack;
   });
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Staged, Direction::Unpack, Shape(1024, 64, 128, 3)), 21e-6));
+      pack_seconds(d, Method::Staged, Direction::Unpack, Shape(1024, 64, 128, 3)), 21e-6));
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 38e-6));
+      pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 38e-6));
 }
 
 // Adds a ratio-32 staged pack table of dims 2: three times the ratio-8 one (12 x the ratio-2
 // one), so the pair of tables a ratio is interpolated between shows in the result.
 PerfData SyntheticWithRatio32StagedPack(bool at_front) {
   PerfData d = Synthetic();
-  PackTable t = Pack(PackTarget::Staged, Direction::Pack, 2, 8, kStagedPack);
+  PackTable t = Pack(Method::Staged, Direction::Pack, 2, 8, kStagedPack);
   t.stride_ratio = 32;
   for (double& v : t.seconds.values) v *= 3;
   d.pack.insert(at_front ? d.pack.begin() : d.pack.begin() + static_cast<long>(d.pack.size() / 2),
@@ -414,7 +414,7 @@ TEST(ModelCostModel, WithThreeRatiosTheTwoBracketingTablesAreInterpolated) {
     const PerfData d = SyntheticWithRatio32StagedPack(at_front);
     ASSERT_EQ(validate(d), "");
     auto staged = [&](std::int64_t stride) {
-      return pack_seconds(d, PackTarget::Staged, Direction::Pack, Shape(1024, 64, stride, 2));
+      return pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, stride, 2));
     };
     EXPECT_TRUE(RelNear(staged(64), 19e-6)) << at_front;    // ratio 1: the lowest table
     EXPECT_TRUE(RelNear(staged(128), 19e-6)) << at_front;   // ratio 2
@@ -427,11 +427,11 @@ TEST(ModelCostModel, WithThreeRatiosTheTwoBracketingTablesAreInterpolated) {
     EXPECT_TRUE(RelNear(staged(1 << 20), 228e-6)) << at_front;  // beyond: the highest table
     // Dims 3 has no ratio-32 table: still its own two (19 x 2 x 4 = 152 us at ratio 8), clamped.
     EXPECT_TRUE(RelNear(
-        pack_seconds(d, PackTarget::Staged, Direction::Pack, Shape(1024, 64, 1024, 3)), 152e-6))
+        pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 1024, 3)), 152e-6))
         << at_front;
     // Other families are untouched by the extra table.
     EXPECT_TRUE(RelNear(
-        pack_seconds(d, PackTarget::Staged, Direction::Unpack, Shape(1024, 64, 2048, 2)), 84e-6))
+        pack_seconds(d, Method::Staged, Direction::Unpack, Shape(1024, 64, 2048, 2)), 84e-6))
         << at_front;
   }
 }
@@ -441,7 +441,7 @@ TEST(ModelCostModel, OneRatioPerFamilyIsUsedForEveryRatio) {
   std::erase_if(d.pack, [](const PackTable& p) { return p.stride_ratio == 8; });
   for (std::int64_t stride : {64, 128, 512, 1 << 20}) {
     EXPECT_TRUE(RelNear(
-        pack_seconds(d, PackTarget::Device, Direction::Unpack, Shape(1024, 64, stride, 2)), 18e-6))
+        pack_seconds(d, Method::Device, Direction::Unpack, Shape(1024, 64, stride, 2)), 18e-6))
         << stride;
   }
 }
@@ -452,9 +452,9 @@ TEST(ModelCostModel, PackTablesInAnyOrderGiveTheSameTimes) {
   PerfData d = Synthetic();
   std::reverse(d.pack.begin(), d.pack.end());
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Mapped, Direction::Pack, Shape(1024, 64, 256, 2)), 80e-6));
+      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 256, 2)), 80e-6));
   EXPECT_TRUE(RelNear(
-      pack_seconds(d, PackTarget::Mapped, Direction::Pack, Shape(1024, 64, 128, 3)), 80e-6));
+      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 80e-6));
 }
 
 TEST(ModelCostModel, TransferSecondsLooksUpThePlacementAndTheBufferKind) {
@@ -492,40 +492,40 @@ TEST(ModelCostModel, RemotePlacementUsesTheRemoteTransfers) {
 Prediction Costs(std::array<double, 3> send, std::array<double, 3> transfer,
                  std::array<double, 3> recv, bool device_available = true) {
   Prediction p;
-  for (int i = 0; i < kTransfers; ++i) p[i] = {true, send[i], transfer[i], recv[i]};
+  for (int i = 0; i < kModelledMethods; ++i) p[i] = {true, send[i], transfer[i], recv[i]};
   p[kDevice].available = device_available;
   return p;
 }
 
 TEST(ModelChoose, TiesGoToOneShotThenStagedThenDevice) {
   const Prediction all_equal = Costs({1, 1, 1}, {1, 1, 1}, {1, 1, 1});
-  EXPECT_EQ(choose(all_equal, false), Transfer::OneShot);
-  EXPECT_EQ(choose(all_equal, true), Transfer::OneShot);
-  EXPECT_EQ(fastest(all_equal), Transfer::OneShot);
+  EXPECT_EQ(choose(all_equal, false), Method::OneShot);
+  EXPECT_EQ(choose(all_equal, true), Method::OneShot);
+  EXPECT_EQ(fastest(all_equal), Method::OneShot);
   const Prediction staged_device_tie = Costs({3, 1, 1}, {1, 1, 1}, {3, 1, 1});
-  EXPECT_EQ(choose(staged_device_tie, false), Transfer::Staged);
-  EXPECT_EQ(choose(staged_device_tie, true), Transfer::Staged);
-  EXPECT_EQ(fastest(staged_device_tie), Transfer::Staged);
+  EXPECT_EQ(choose(staged_device_tie, false), Method::Staged);
+  EXPECT_EQ(choose(staged_device_tie, true), Method::Staged);
+  EXPECT_EQ(fastest(staged_device_tie), Method::Staged);
   const Prediction oneshot_device_tie = Costs({1, 3, 1}, {1, 1, 1}, {1, 3, 1});
-  EXPECT_EQ(choose(oneshot_device_tie, false), Transfer::OneShot);
-  EXPECT_EQ(fastest(oneshot_device_tie), Transfer::OneShot);
+  EXPECT_EQ(choose(oneshot_device_tie, false), Method::OneShot);
+  EXPECT_EQ(fastest(oneshot_device_tie), Method::OneShot);
 }
 
 TEST(ModelChoose, EachSideCountsItsOwnCostPlusTheTransferOnly) {
   // Sender: one-shot 1 + 5 = 6, staged 2 + 1 = 3, device 3 + 1 = 4 -> staged.
   // Receiver: one-shot 1 + 5 = 6, staged 9 + 1 = 10, device 0.5 + 1 = 1.5 -> device.
   const Prediction p = Costs({1, 2, 3}, {5, 1, 1}, {1, 9, 0.5});
-  EXPECT_EQ(choose(p, false), Transfer::Staged);
-  EXPECT_EQ(choose(p, true), Transfer::Device);
+  EXPECT_EQ(choose(p, false), Method::Staged);
+  EXPECT_EQ(choose(p, true), Method::Device);
   // Totals: 7, 12, 4.5.
-  EXPECT_EQ(fastest(p), Transfer::Device);
+  EXPECT_EQ(fastest(p), Method::Device);
 }
 
 TEST(ModelChoose, AnUnavailableDeviceIsNeverChosenHoweverCheap) {
   const Prediction p = Costs({5, 6, 0}, {1, 1, 0}, {5, 6, 0}, /*device_available=*/false);
-  EXPECT_EQ(choose(p, false), Transfer::OneShot);
-  EXPECT_EQ(choose(p, true), Transfer::OneShot);
-  EXPECT_EQ(fastest(p), Transfer::OneShot);
+  EXPECT_EQ(choose(p, false), Method::OneShot);
+  EXPECT_EQ(choose(p, true), Method::OneShot);
+  EXPECT_EQ(fastest(p), Method::OneShot);
 }
 
 TEST(ModelChoose, AnUnavailableOneShotIsNeverChosen) {
@@ -533,15 +533,15 @@ TEST(ModelChoose, AnUnavailableOneShotIsNeverChosen) {
   // and promise the cheapest method; an unavailable one is not a method.
   Prediction p = Costs({1, 5, 7}, {1, 1, 1}, {1, 5, 7});
   p[kOneShot].available = false;
-  EXPECT_EQ(choose(p, false), Transfer::Staged);
-  EXPECT_EQ(choose(p, true), Transfer::Staged);
-  EXPECT_EQ(fastest(p), Transfer::Staged);
+  EXPECT_EQ(choose(p, false), Method::Staged);
+  EXPECT_EQ(choose(p, true), Method::Staged);
+  EXPECT_EQ(fastest(p), Method::Staged);
 }
 
 TEST(ModelChoose, NamesOfTheMethods) {
-  EXPECT_STREQ(to_string(Transfer::OneShot), "oneshot");
-  EXPECT_STREQ(to_string(Transfer::Staged), "staged");
-  EXPECT_STREQ(to_string(Transfer::Device), "device");
+  EXPECT_STREQ(to_string(Method::OneShot), "oneshot");
+  EXPECT_STREQ(to_string(Method::Staged), "staged");
+  EXPECT_STREQ(to_string(Method::Device), "device");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -558,7 +558,7 @@ TEST(ModelDefaults, AreAValidCompleteBuiltInPerfData) {
   // Every (target, direction, dims, ratio) once, on the measured grid: three targets.
   const std::size_t per_family = grid::shape_dims().size() * grid::stride_ratios().size();
   EXPECT_EQ(d.pack.size(), 3u * 2u * per_family);
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       EXPECT_EQ(static_cast<std::size_t>(std::count_if(
                     d.pack.begin(), d.pack.end(),
@@ -589,11 +589,11 @@ TEST(ModelDefaults, GridPointsFollowTheDocumentedBusAndKernelFigures) {
   // kernel; mapped: launch + the bus (4 Ki at 50 GB/s), slower than the kernel; staged: launch
   // + kernel + the bus.
   const ObjectShape s = Shape(4096, 128, 256, 2);
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Device, Direction::Pack, s), 10e-6 + 8192 / 3e12));
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Mapped, Direction::Pack, s), 10e-6 + 4096 / 50e9));
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Staged, Direction::Pack, s),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Device, Direction::Pack, s), 10e-6 + 8192 / 3e12));
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::OneShot, Direction::Pack, s), 10e-6 + 4096 / 50e9));
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Staged, Direction::Pack, s),
                       10e-6 + 8192 / 3e12 + 4096 / 50e9));
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Staged, Direction::Unpack, s),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Staged, Direction::Unpack, s),
                       10e-6 + 8192 / 3e12 + 4096 / 50e9));
   // predict() reads the same figures for the staged sides.
   const Prediction p = predict(d, s, Placement::SameNode, false);
@@ -602,17 +602,17 @@ TEST(ModelDefaults, GridPointsFollowTheDocumentedBusAndKernelFigures) {
   EXPECT_TRUE(RelNear(p[kOneShot].send_side, 10e-6 + 4096 / 50e9));
   // 1 Mi of 1-byte blocks at stride 8: every 128 B line holds 16 blocks, 1 Mi * 8 / 128 lines
   // at 50 G/s, slower than moving 2 Mi at 3 TB/s.
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Device, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Device, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
                       10e-6 + kMi * 8 / 128 / 50e9));
   // Mapped: the bus (1 Mi at 50 GB/s) is slower than that kernel; staged: the kernel, then the bus.
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Mapped, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::OneShot, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
                       10e-6 + kMi / 50e9));
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Staged, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Staged, Direction::Unpack, Shape(1 << 20, 1, 8, 2)),
                       10e-6 + kMi * 8 / 128 / 50e9 + kMi / 50e9));
   // At stride 2 the same object is bandwidth bound: 2 Mi at 3 TB/s.
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Device, Direction::Unpack, Shape(1 << 20, 1, 2, 2)),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Device, Direction::Unpack, Shape(1 << 20, 1, 2, 2)),
                       10e-6 + 2 * kMi / 3e12));
-  EXPECT_TRUE(RelNear(pack_seconds(d, PackTarget::Staged, Direction::Pack, Shape(1 << 20, 1, 2, 2)),
+  EXPECT_TRUE(RelNear(pack_seconds(d, Method::Staged, Direction::Pack, Shape(1 << 20, 1, 2, 2)),
                       10e-6 + 2 * kMi / 3e12 + kMi / 50e9));
   // A contiguous 8-byte object (below the smallest pack column, 64 bytes) copies 8 bytes.
   const Prediction c = predict(d, Shape(8, 8, 8, 1), Placement::SameNode, false);
@@ -624,7 +624,7 @@ TEST(ModelDefaults, StagedExceedsMappedAndMappedExceedsDeviceAtEveryGridPoint) {
   // The premise of the defaults' promise: strictly ordered at every cell of every table, so
   // (log-space interpolation keeping order) at every object too.
   const PerfData d = built_in_defaults();
-  auto find = [&](PackTarget target, const PackTable& like) -> const PackTable* {
+  auto find = [&](Method target, const PackTable& like) -> const PackTable* {
     for (const PackTable& p : d.pack) {
       if (p.target == target && p.direction == like.direction && p.dims == like.dims &&
           p.stride_ratio == like.stride_ratio) {
@@ -635,10 +635,10 @@ TEST(ModelDefaults, StagedExceedsMappedAndMappedExceedsDeviceAtEveryGridPoint) {
   };
   int staged_tables = 0;
   for (const PackTable& staged : d.pack) {
-    if (staged.target != PackTarget::Staged) continue;
+    if (staged.target != Method::Staged) continue;
     ++staged_tables;
-    const PackTable* mapped = find(PackTarget::Mapped, staged);
-    const PackTable* device = find(PackTarget::Device, staged);
+    const PackTable* mapped = find(Method::OneShot, staged);
+    const PackTable* device = find(Method::Device, staged);
     ASSERT_NE(mapped, nullptr);
     ASSERT_NE(device, nullptr);
     ASSERT_EQ(mapped->seconds.values.size(), staged.seconds.values.size());
@@ -686,10 +686,10 @@ TEST(ModelDefaults, ChooseOneShotOnBothSidesOnACudaUnawareMpiForEveryObject) {
     for (Placement placement : {Placement::SameNode, Placement::Remote}) {
       const Prediction p = predict(d, s, placement, false);
       ASSERT_FALSE(p[kDevice].available);
-      ASSERT_EQ(choose(p, false), Transfer::OneShot)
+      ASSERT_EQ(choose(p, false), Method::OneShot)
           << "seed " << seed << " shape " << Describe(s) << " one-shot " << p[kOneShot].send_side
           << " staged " << p[kStaged].send_side;
-      ASSERT_EQ(choose(p, true), Transfer::OneShot)
+      ASSERT_EQ(choose(p, true), Method::OneShot)
           << "seed " << seed << " shape " << Describe(s) << " one-shot " << p[kOneShot].recv_side
           << " staged " << p[kStaged].recv_side;
     }
@@ -705,10 +705,10 @@ TEST(ModelDefaults, ChooseDeviceOnBothSidesOnACudaAwareMpiForEveryObject) {
     for (Placement placement : {Placement::SameNode, Placement::Remote}) {
       const Prediction p = predict(d, s, placement, true);
       ASSERT_TRUE(p[kDevice].available);
-      ASSERT_EQ(choose(p, false), Transfer::Device)
+      ASSERT_EQ(choose(p, false), Method::Device)
           << "seed " << seed << " shape " << Describe(s) << " one-shot " << p[kOneShot].send_side
           << " device " << p[kDevice].send_side;
-      ASSERT_EQ(choose(p, true), Transfer::Device)
+      ASSERT_EQ(choose(p, true), Method::Device)
           << "seed " << seed << " shape " << Describe(s) << " one-shot " << p[kOneShot].recv_side
           << " device " << p[kDevice].recv_side;
     }
@@ -723,10 +723,10 @@ TEST(ModelDefaults, TinyStridedObjectsChooseOneShotOnACudaUnawareMpi) {
   for (std::int64_t bytes = 1; bytes < 64; ++bytes) {
     for (std::int64_t block : {std::int64_t{1}, std::max<std::int64_t>(1, bytes / 2)}) {
       const Prediction p = predict(d, Shape(bytes, block, 2 * block, 2), Placement::SameNode, false);
-      EXPECT_EQ(choose(p, false), Transfer::OneShot)
+      EXPECT_EQ(choose(p, false), Method::OneShot)
           << "bytes " << bytes << " block " << block << ": one-shot " << p[kOneShot].send_side
           << " staged " << p[kStaged].send_side;
-      EXPECT_EQ(choose(p, true), Transfer::OneShot)
+      EXPECT_EQ(choose(p, true), Method::OneShot)
           << "bytes " << bytes << " block " << block << ": one-shot " << p[kOneShot].recv_side
           << " staged " << p[kStaged].recv_side;
     }
@@ -745,11 +745,11 @@ TEST(ModelDefaults, ChooseTheDocumentedMethodsAtTheEdgesOfTheRange) {
   for (const ObjectShape& s : edges) {
     for (Placement placement : {Placement::SameNode, Placement::Remote}) {
       const Prediction unaware = predict(d, s, placement, false);
-      EXPECT_EQ(choose(unaware, false), Transfer::OneShot) << Describe(s);
-      EXPECT_EQ(choose(unaware, true), Transfer::OneShot) << Describe(s);
+      EXPECT_EQ(choose(unaware, false), Method::OneShot) << Describe(s);
+      EXPECT_EQ(choose(unaware, true), Method::OneShot) << Describe(s);
       const Prediction aware = predict(d, s, placement, true);
-      EXPECT_EQ(choose(aware, false), Transfer::Device) << Describe(s);
-      EXPECT_EQ(choose(aware, true), Transfer::Device) << Describe(s);
+      EXPECT_EQ(choose(aware, false), Method::Device) << Describe(s);
+      EXPECT_EQ(choose(aware, true), Method::Device) << Describe(s);
       for (const MethodCost& c : aware) {
         EXPECT_TRUE(std::isfinite(c.total()) && c.total() >= 0) << Describe(s);
       }
@@ -764,9 +764,9 @@ TEST(ModelDefaults, PredictionsNeverShrinkAsTheObjectGrows) {
     Prediction previous{};
     for (std::int64_t bytes = 2 * block; bytes <= (std::int64_t{1} << 34); bytes *= 2) {
       const Prediction p = predict(d, Shape(bytes, block, 2 * block, 2), Placement::SameNode, true);
-      for (int m = 0; m < kTransfers; ++m) {
+      for (int m = 0; m < kModelledMethods; ++m) {
         EXPECT_GE(p[m].total(), previous[m].total() * (1 - 1e-12))
-            << to_string(static_cast<Transfer>(m)) << " block " << block << " bytes " << bytes;
+            << to_string(static_cast<Method>(m)) << " block " << block << " bytes " << bytes;
       }
       previous = p;
     }
@@ -803,7 +803,7 @@ TEST(ModelCostModel, IrregularTablesAreOptionalInAValidFile) {
   PerfData d = SyntheticWithIrregularTables();
   d.pack.erase(std::remove_if(d.pack.begin(), d.pack.end(),
                               [](const PackTable& t) {
-                                return !t.irregular && t.target == PackTarget::Mapped &&
+                                return !t.irregular && t.target == Method::OneShot &&
                                        t.direction == Direction::Unpack;
                               }),
                d.pack.end());
@@ -813,7 +813,7 @@ TEST(ModelCostModel, IrregularTablesAreOptionalInAValidFile) {
 TEST(ModelCostModel, BlockListsReadTheIrregularTablesAndStridedObjectsNever) {
   const PerfData d = SyntheticWithIrregularTables();
   const ObjectShape regular = Shape(1024, 64, 128, 2);
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       const double strided = pack_seconds(d, target, direction, regular);
       EXPECT_TRUE(RelNear(strided, pack_seconds(Synthetic(), target, direction, regular)));
@@ -828,7 +828,7 @@ TEST(ModelCostModel, BlockListsReadTheIrregularTablesAndStridedObjectsNever) {
 TEST(ModelCostModel, WithoutIrregularTablesBlockListsReadTheRegularOnes) {
   const PerfData d = Synthetic();
   const ObjectShape s = Shape(kMi, 64, 512, 2);
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     EXPECT_EQ(pack_seconds(d, target, Direction::Pack, Irregular(s)),
               pack_seconds(d, target, Direction::Pack, s));
   }

@@ -203,7 +203,7 @@ TEST(ModelPerfJson, RefusesMissingTables) {
   ExpectRefused(to_json_text(no_transfers), "no transfer measurements");
 
   // Each of the six (target, direction) families is required.
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
       PerfData d = FullData();
       std::erase_if(d.pack, [&](const PackTable& p) {
@@ -279,7 +279,7 @@ TEST(ModelPerfJson, PackTargetsAreWrittenAsDeviceMappedAndStaged) {
   PerfData back;
   std::string error;
   ASSERT_TRUE(from_json_text(text, back, error)) << error;
-  for (PackTarget target : {PackTarget::Device, PackTarget::Mapped, PackTarget::Staged}) {
+  for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     EXPECT_EQ(std::count_if(back.pack.begin(), back.pack.end(),
                             [&](const PackTable& p) { return p.target == target; }),
               std::count_if(d.pack.begin(), d.pack.end(),

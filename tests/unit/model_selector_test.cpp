@@ -189,7 +189,7 @@ ObjectShape Shape(std::int64_t bytes, std::int64_t block, std::int64_t stride, i
 PerfData Varied() {
   PerfData d = built_in_defaults();
   for (PackTable& p : d.pack) {
-    if (p.target != PackTarget::Mapped || p.direction != Direction::Pack) continue;
+    if (p.target != Method::OneShot || p.direction != Direction::Pack) continue;
     const std::size_t n = p.seconds.columns.size();
     for (std::size_t r = 0; r < p.seconds.rows.size(); ++r) {
       if (p.seconds.rows[r] >= 64) continue;
@@ -216,12 +216,12 @@ TEST(ModelSelector, MemoKeysTellSidesPlacementsAndAwarenessApart) {
   // Every query repeated, in an order where a memo that ignored one key field would answer
   // the second query of a pair with the first's choice.
   for (int round = 0; round < 3; ++round) {
-    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, false, false), Transfer::Staged);
-    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, false, true), Transfer::OneShot);
-    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, true, false), Transfer::Device);
-    EXPECT_EQ(selector.choose(small_blocks, Placement::Remote, true, false), Transfer::Staged);
-    EXPECT_EQ(selector.choose(small_blocks, Placement::Remote, true, true), Transfer::OneShot);
-    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, true, true), Transfer::Device);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, false, false), Method::Staged);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, false, true), Method::OneShot);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, true, false), Method::Device);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::Remote, true, false), Method::Staged);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::Remote, true, true), Method::OneShot);
+    EXPECT_EQ(selector.choose(small_blocks, Placement::SameNode, true, true), Method::Device);
   }
 }
 
@@ -230,13 +230,13 @@ TEST(ModelSelector, MemoKeysTellShapesApart) {
   // Same bytes and spacing ratio, blocks of 1 and of 64 bytes: staged, then one-shot.
   for (int round = 0; round < 3; ++round) {
     EXPECT_EQ(selector.choose(Shape(1 << 20, 1, 2, 2), Placement::SameNode, false, false),
-              Transfer::Staged);
+              Method::Staged);
     EXPECT_EQ(selector.choose(Shape(1 << 20, 64, 128, 2), Placement::SameNode, false, false),
-              Transfer::OneShot);
+              Method::OneShot);
     // Contiguous: nothing to pack, one-shot.
     EXPECT_EQ(selector.choose(Shape(1 << 20, 1 << 20, 1 << 20, 1), Placement::SameNode, false,
                               false),
-              Transfer::OneShot);
+              Method::OneShot);
   }
 }
 
@@ -257,14 +257,14 @@ TEST(ModelSelector, ChooseEqualsTheUnmemoizedChoiceForManyShapes) {
   std::mt19937_64 rng(seed);
   std::vector<ObjectShape> shapes;
   for (int i = 0; i < 3000; ++i) shapes.push_back(RandomShape(rng));
-  std::set<Transfer> seen;
+  std::set<Method> seen;
   // Twice over: the first pass fills the memo, the second reads it.
   for (int pass = 0; pass < 2; ++pass) {
     for (const ObjectShape& s : shapes) {
       for (Placement placement : {Placement::SameNode, Placement::Remote}) {
         for (bool aware : {false, true}) {
           for (bool receive : {false, true}) {
-            const Transfer expected = choose(predict(data, s, placement, aware), receive);
+            const Method expected = choose(predict(data, s, placement, aware), receive);
             ASSERT_EQ(selector.choose(s, placement, aware, receive), expected)
                 << "seed " << seed << " pass " << pass << " bytes " << s.bytes << " block "
                 << s.block << " stride " << s.stride << " dims " << s.dims;
@@ -296,7 +296,7 @@ TEST(ModelSelector, PredictIsTheModelsPredictionOnTheLoadedData) {
   const ObjectShape s = Shape(4096, 1, 4, 2);
   const Prediction a = selector.predict(s, Placement::Remote, true);
   const Prediction b = predict(data, s, Placement::Remote, true);
-  for (int m = 0; m < kTransfers; ++m) {
+  for (int m = 0; m < kModelledMethods; ++m) {
     EXPECT_EQ(a[m].available, b[m].available);
     EXPECT_EQ(a[m].total(), b[m].total());
   }
@@ -348,7 +348,7 @@ TEST(ModelSelector, ManyThreadsLoadOnceWarnOnceAndAgree) {
         const bool receive = (i % 2) != 0;
         const Placement placement = (i % 3) != 0 ? Placement::SameNode : Placement::Remote;
         const bool aware = (i % 5) < 2;
-        const Transfer got = (t % 2 == 0 && i % 7 == 0)
+        const Method got = (t % 2 == 0 && i % 7 == 0)
                                  ? choose(selector.predict(s, placement, aware), receive)
                                  : selector.choose(s, placement, aware, receive);
         if (got != choose(predict(data, s, placement, aware), receive)) ++wrong;
@@ -393,11 +393,11 @@ TEST(ModelSelector, ANewSelectorStartsANewMemoEvenAtTheSameAddress) {
   std::optional<Selector> selector;
   selector.emplace(LoaderOf(built_in_defaults()), nullptr);
   const void* first_address = &*selector;
-  EXPECT_EQ(selector->choose(s, Placement::SameNode, false, false), Transfer::OneShot);
+  EXPECT_EQ(selector->choose(s, Placement::SameNode, false, false), Method::OneShot);
   selector.reset();
   selector.emplace(LoaderOf(Varied()), nullptr);
   ASSERT_EQ(&*selector, first_address);  // what makes a memo keyed by address go wrong
-  EXPECT_EQ(selector->choose(s, Placement::SameNode, false, false), Transfer::Staged);
+  EXPECT_EQ(selector->choose(s, Placement::SameNode, false, false), Method::Staged);
 }
 
 TEST(ModelSelector, TwoLiveSelectorsKeepTheirOwnAnswersWhenInterleaved) {
@@ -405,8 +405,8 @@ TEST(ModelSelector, TwoLiveSelectorsKeepTheirOwnAnswersWhenInterleaved) {
   Selector defaults(LoaderOf(built_in_defaults()), nullptr);
   Selector varied(LoaderOf(Varied()), nullptr);
   for (int i = 0; i < 5; ++i) {
-    EXPECT_EQ(defaults.choose(s, Placement::SameNode, false, false), Transfer::OneShot);
-    EXPECT_EQ(varied.choose(s, Placement::SameNode, false, false), Transfer::Staged);
+    EXPECT_EQ(defaults.choose(s, Placement::SameNode, false, false), Method::OneShot);
+    EXPECT_EQ(varied.choose(s, Placement::SameNode, false, false), Method::Staged);
   }
 }
 

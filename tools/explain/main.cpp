@@ -9,8 +9,8 @@
 
 #include "explain/prediction.hpp"
 #include "plan/plan.hpp"
-#include "transport/cuda_aware.hpp"
-#include "transport/perf_model.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/perf_model.hpp"
 #include "typespec/type_spec.hpp"
 
 namespace {
@@ -41,9 +41,9 @@ int explain(const std::string& text, const PredictionRequest& request) {
   std::cout << "type:      " << text << "\n"
             << strider::plan::describe(*plan, &explanation) << "\n";
   if (request.wanted && plan->supported) {
-    static const auto loaded = strider::transport::load_perf_file(request.perf_file);
+    static const auto loaded = strider::transfer::load_perf_file(request.perf_file);
     std::cout << strider::explain::describe_prediction(loaded, *plan, request.count, request.peer,
-                                                       strider::transport::mpi_cuda_aware())
+                                                       strider::transfer::mpi_cuda_aware())
               << "\n";
   } else if (request.wanted) {
     std::cout << "no prediction: the type is left to the MPI's own pack\n\n";

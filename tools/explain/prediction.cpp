@@ -31,13 +31,13 @@ std::string describe_prediction(const model::LoadedModel& loaded, const plan::Pl
   out += std::string("peer: ") + model::to_string(peer) + "; MPI CUDA-aware: " +
          (aware ? "yes" : "no") + "\n";
   const model::Prediction p = model::predict(loaded.data, shape, peer, aware);
-  const model::Transfer send = model::choose(p, false);
-  const model::Transfer recv = model::choose(p, true);
+  const model::Method send = model::choose(p, false);
+  const model::Method recv = model::choose(p, true);
   std::snprintf(line, sizeof line, "%-8s %13s %13s %13s %13s\n", "method", "send side us",
                 "transfer us", "recv side us", "total us");
   out += line;
-  for (int m = 0; m < model::kTransfers; ++m) {
-    const auto t = static_cast<model::Transfer>(m);
+  for (int m = 0; m < model::kModelledMethods; ++m) {
+    const auto t = static_cast<model::Method>(m);
     if (!p[m].available) {
       std::snprintf(line, sizeof line, "%-8s (needs a CUDA-aware MPI)\n", model::to_string(t));
     } else {

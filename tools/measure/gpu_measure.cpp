@@ -16,7 +16,7 @@ namespace strider::measure {
 namespace {
 
 using model::Direction;
-using model::PackTarget;
+using model::Method;
 
 struct Stream {
   cudaStream_t s = nullptr;
@@ -117,8 +117,8 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
   fill_random(user.data(), user.size(), 2);
   fill_random(packed_device.data(), largest_object, 3);
 
-  const std::array<PackTarget, 3> targets{PackTarget::Device, PackTarget::Mapped,
-                                          PackTarget::Staged};
+  const std::array<Method, 3> targets{Method::Device, Method::OneShot,
+                                          Method::Staged};
   const std::array<Direction, 2> directions{Direction::Pack, Direction::Unpack};
   struct Family {
     int dims;
@@ -169,10 +169,10 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
             // As the runtime's wire buffers: device memory, or pinned memory the kernel writes
             // (one-shot) or that is reached through scratch and one copy (staged).
             const runtime::BufferView packed =
-                tables[t].target == PackTarget::Device
-                    ? wire_view(model::Transfer::Device, packed_device)
-                    : wire_view(tables[t].target == PackTarget::Mapped ? model::Transfer::OneShot
-                                                                       : model::Transfer::Staged,
+                tables[t].target == Method::Device
+                    ? wire_view(model::Method::Device, packed_device)
+                    : wire_view(tables[t].target == Method::OneShot ? model::Method::OneShot
+                                                                       : model::Method::Staged,
                                 packed_mapped);
             const bool is_pack = tables[t].direction == Direction::Pack;
             tables[t].seconds.values[cell] = repeat_median(

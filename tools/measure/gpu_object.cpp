@@ -9,7 +9,7 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "model/grid.hpp"
-#include "transport/wire_view.hpp"
+#include "transfer/wire_view.hpp"
 
 namespace strider::measure {
 
@@ -163,10 +163,10 @@ void unpack(const GpuObject& object, const runtime::BufferView& packed) {
   }
 }
 
-runtime::BufferView wire_view(model::Transfer method, const Allocation& wire) {
-  return transport::wire_view(
-      wire.on_device() ? transport::WireMemory::Device : transport::WireMemory::Pinned, wire.data(),
-      wire.device(), transport::method_of(method));
+runtime::BufferView wire_view(model::Method method, const Allocation& wire) {
+  return transfer::wire_view(
+      wire.on_device() ? transfer::WireMemory::Device : transfer::WireMemory::Pinned,
+      wire.data(), wire.device(), method);
 }
 
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {

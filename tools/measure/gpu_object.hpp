@@ -81,8 +81,8 @@ void pack(const GpuObject& object, const runtime::BufferView& packed);
 void unpack(const GpuObject& object, const runtime::BufferView& packed);
 
 // A transfer method's wire buffer as the runtime presents it to the GPU engine
-// (transport::wire_view): `wire` must be device memory for Device, pinned otherwise.
-runtime::BufferView wire_view(model::Transfer method, const Allocation& wire);
+// (transfer::wire_view): `wire` must be device memory for Device, pinned otherwise.
+runtime::BufferView wire_view(model::Method method, const Allocation& wire);
 
 // Fills device memory with pseudo-random bytes (the timings run on random data).
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed);

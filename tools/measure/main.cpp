@@ -18,7 +18,7 @@
 #include "model/loggops.hpp"
 #include "model/perf_json.hpp"
 #include "runtime/machine_identity.hpp"
-#include "transport/cuda_aware.hpp"
+#include "transfer/cuda_aware.hpp"
 
 namespace {
 
@@ -98,7 +98,7 @@ int measure_machine(const Options& o, int rank) {
   if (o.quick) limits = {1, 3, 10, 0.005};
   // As the runtime decides it (MPIX_Query_cuda_support or STRIDER_MPI_CUDA_AWARE), and only
   // if both ranks agree: a device ping-pong needs both.
-  const bool aware = on_every_rank(transport::mpi_cuda_aware());
+  const bool aware = on_every_rank(transfer::mpi_cuda_aware());
   const model::Placement placement = measure::detect_placement();
   const double total = 1 + measure::copies_weight() + measure::pack_tables_weight() +
                        measure::pingpong_weight() * (aware ? 2 : 1) +

@@ -48,7 +48,7 @@ double median_on_rank0(std::vector<double> samples, bool measured_here) {
 
 // One method's message: a GPU object (absent for a contiguous buffer) and its wire buffer.
 struct Endpoint {
-  std::optional<model::Transfer> method;  // none: `wire` is the message, nothing packed
+  std::optional<model::Method> method;  // none: `wire` is the message, nothing packed
   std::unique_ptr<GpuObject> object;
   const Allocation* wire = nullptr;
   std::size_t bytes = 0;
@@ -213,18 +213,18 @@ std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
   Allocation user = Allocation::device(2 * largest);
   fill_random(user.data(), user.size(), 5);
 
-  std::vector<std::pair<std::string, std::optional<model::Transfer>>> methods = {
+  std::vector<std::pair<std::string, std::optional<model::Method>>> methods = {
       {"host", std::nullopt},
-      {"oneshot", model::Transfer::OneShot},
-      {"staged", model::Transfer::Staged}};
-  if (with_device) methods.push_back({"device", model::Transfer::Device});
+      {"oneshot", model::Method::OneShot},
+      {"staged", model::Method::Staged}};
+  if (with_device) methods.push_back({"device", model::Method::Device});
   std::map<std::string, std::vector<model::LogGopsSample>> out;
   for (const auto& [name, method] : methods) {
     for (double s : sizes) {
       Endpoint e;
       e.method = method;
       e.bytes = static_cast<std::size_t>(s);
-      e.wire = method == model::Transfer::Device ? &*device_wire : &pinned;
+      e.wire = method == model::Method::Device ? &*device_wire : &pinned;
       if (method) {
         // Whole blocks only: the sample's size is what the object packs.
         const std::int64_t b = std::max<std::int64_t>(

@@ -1,0 +1,63 @@
+# The layering test: cmake -DSRC=<folder> -P CheckLayers.cmake
+# Reads every file under SRC/<layer>/ and fails on an #include "x/..." where x is a folder of
+# SRC that the layer table (Layers.cmake) does not let that layer reach, on a folder the table
+# does not know, and on includes that climb out of SRC ("../").
+cmake_minimum_required(VERSION 3.24)
+include(${CMAKE_CURRENT_LIST_DIR}/Layers.cmake)
+if(NOT SRC)
+  message(FATAL_ERROR "usage: cmake -DSRC=<src folder> -P CheckLayers.cmake")
+endif()
+
+file(GLOB folders RELATIVE ${SRC} LIST_DIRECTORIES true ${SRC}/*)
+set(violations "")
+set(layers 0)
+foreach(folder IN LISTS folders)
+  if(NOT IS_DIRECTORY ${SRC}/${folder})
+    continue()
+  endif()
+  if(NOT folder IN_LIST STRIDER_LAYERS)
+    # A folder of sources the table does not know (a leftover without sources is skipped).
+    file(GLOB_RECURSE sources ${SRC}/${folder}/*.h ${SRC}/${folder}/*.hpp ${SRC}/${folder}/*.c
+         ${SRC}/${folder}/*.cpp ${SRC}/${folder}/*.cu ${SRC}/${folder}/*.cuh)
+    if(sources)
+      list(APPEND violations "src/${folder}/ is no layer: add it to cmake/Layers.cmake")
+    endif()
+    continue()
+  endif()
+  math(EXPR layers "${layers} + 1")
+  strider_layer_closure(${folder} allowed)
+  file(GLOB_RECURSE files RELATIVE ${SRC} ${SRC}/${folder}/*)
+  foreach(file IN LISTS files)
+    if(NOT file MATCHES "\\.(h|hpp|c|cpp|cu|cuh)$")
+      continue()
+    endif()
+    file(STRINGS ${SRC}/${file} includes REGEX "^[ \t]*#[ \t]*include[ \t]*\"")
+    foreach(line IN LISTS includes)
+      string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*\"([^\"]*)\".*" "\\1" header "${line}")
+      if(header MATCHES "\\.\\./")
+        list(APPEND violations "src/${file}: \"${header}\" climbs out of its folder")
+        continue()
+      endif()
+      if(NOT header MATCHES "/")
+        continue()  # a sibling header, or a system one in quotes
+      endif()
+      string(REGEX REPLACE "/.*" "" target "${header}")
+      if(NOT IS_DIRECTORY ${SRC}/${target} OR target IN_LIST allowed)
+        continue()  # not Strider's source tree (strider/strider.h, nlohmann/json.hpp), or allowed
+      endif()
+      if("${file}:${header}" IN_LIST STRIDER_LAYER_EXCEPTIONS)
+        continue()
+      endif()
+      list(JOIN allowed " " may_use)
+      list(APPEND violations
+           "src/${file}: ${folder} may not include \"${header}\" (it may use: ${may_use})")
+    endforeach()
+  endforeach()
+endforeach()
+
+if(violations)
+  list(LENGTH violations n)
+  list(JOIN violations "\n  " text)
+  message(FATAL_ERROR "layering: ${n} violation(s):\n  ${text}")
+endif()
+message(STATUS "layering: ${layers} layers checked, no include points up")

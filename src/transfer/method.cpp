@@ -1,0 +1,36 @@
+#include "transfer/method.hpp"
+
+#include <atomic>
+
+namespace strider::transfer {
+namespace {
+
+// The request as one word: -1 for auto, else the method's value.
+int encode(MethodRequest request) { return request ? static_cast<int>(*request) : -1; }
+MethodRequest decode(int word) {
+  return word < 0 ? MethodRequest{} : MethodRequest{static_cast<Method>(word)};
+}
+
+std::atomic<int>& requested() {
+  static std::atomic<int> value{encode(runtime::config().method)};
+  return value;
+}
+
+}  // namespace
+
+Method choose_method(MethodRequest requested, bool mpi_cuda_aware, Method automatic) {
+  const Method m = requested.value_or(automatic);
+  return m == Method::Device && !mpi_cuda_aware ? Method::Staged : m;
+}
+
+MethodRequest requested_method() { return decode(requested().load(std::memory_order_relaxed)); }
+
+void set_requested_method(MethodRequest method) {
+  requested().store(encode(method), std::memory_order_relaxed);
+}
+
+bool parse_method(std::string_view text, MethodRequest& out) {
+  return model::parse_method_request(text, out);
+}
+
+}  // namespace strider::transfer

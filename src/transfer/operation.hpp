@@ -1,0 +1,39 @@
+// An operation: a transfer Strider runs under a request the application holds (the MPI's own
+// request, so every completion call works on it). The progress engine (transfer/requests.hpp)
+// keeps each one under its request and hands it the MPI's verdict from whichever completion
+// call observes it. An operation owns what it holds (wire buffer, type duplicate): destroying
+// it releases them. Point-to-point sends and receives are operations; collectives, as schedules
+// of them, will be others.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+namespace strider::transfer {
+
+class Operation {
+ public:
+  virtual ~Operation() = default;
+
+  // The MPI completed the request (and freed it) with `error`, its error for it. Finishes the
+  // operation (a receive unpacks what arrived, and may correct the status's count for a
+  // truncation only Strider sees); returns Strider's own error, if any.
+  virtual int complete(MPI_Status& status, int error) = 0;
+
+  // The request is seen complete but stays live (MPI_Request_get_status): does now what the
+  // application must see with the flag (a receive's data in place). complete() follows later.
+  virtual int observe_complete(MPI_Status& status) {
+    (void)status;
+    return MPI_SUCCESS;
+  }
+
+  // At MPI_Finalize, for a freed request that has not completed: whether it may be cancelled (a
+  // receive that never matched would hold MPI_Finalize forever) or must be waited for (a send
+  // must complete, as it would without Strider).
+  virtual bool cancel_at_finalize() const { return false; }
+};
+
+using OperationPtr = std::unique_ptr<Operation>;
+
+}  // namespace strider::transfer

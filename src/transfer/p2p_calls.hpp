@@ -1,0 +1,238 @@
+// The shapes every point-to-point entry point shares, over the count type (int for the classic
+// calls, MPI_Count for the MPI-4 `_c` ones): decide whether Strider moves the buffer, pack or
+// prepare the wire buffer, call the MPI with it, and finish or track the operation.
+#pragma once
+
+#include <mpi.h>
+
+#include <climits>
+
+#include "transfer/p2p_operations.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire.hpp"
+
+namespace strider::transfer {
+
+// Whether this send is Strider's; counts the ones that are not.
+template <class Count>
+bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, MPI_Comm comm,
+                 Object& object) {
+  if (dest != MPI_PROC_NULL && p2p_object(buf, count, type, false, {comm, dest}, object)) {
+    return true;
+  }
+  counters().sends_forwarded++;
+  return false;
+}
+
+template <class Count>
+bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, const Peer& peer,
+                 Object& object) {
+  if (!from_nobody && p2p_object(buf, count, type, true, peer, object)) return true;
+  counters().recvs_forwarded++;
+  return false;
+}
+
+// MPI_Send, Ssend, Rsend, Bsend: `next` is the MPI's call. (Bsend: the MPI copies the packed
+// bytes into the attached buffer, so the wire buffer is free after it returns.)
+template <class Next, class Count>
+int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
+                  MPI_Comm comm) {
+  ProgressOrphans progress;
+  Object object;
+  if (!packed_send(buf, count, type, dest, comm, object)) {
+    return next(buf, count, type, dest, tag, comm);
+  }
+  Outgoing out;
+  int rc = pack_outgoing(object, {comm, dest}, out);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm);
+  release(out);
+  return rc;
+}
+
+// MPI_Isend, Issend. Packed now: the standard lets a send read its buffer at any time until
+// completion, and packing before the MPI sees the message keeps the order of sends.
+template <class Next, class Count>
+int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
+                     MPI_Comm comm, MPI_Request* request) {
+  ProgressOrphans progress;
+  Object object;
+  if (!packed_send(buf, count, type, dest, comm, object)) {
+    return next(buf, count, type, dest, tag, comm, request);
+  }
+  Outgoing out;
+  int rc = pack_outgoing(object, {comm, dest}, out);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
+  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
+  requests().track(*request, std::make_unique<SendOperation>(std::move(out)));
+  return MPI_SUCCESS;
+}
+
+// Receives into a wire buffer with `receive(data, count, type, status)` and unpacks.
+template <class Receive>
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
+                     Receive receive) {
+  Incoming in;
+  int rc = prepare_incoming(object, peer, false, in);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  rc = receive(in.wire.data(), in.post.count, in.post.type, st);
+  const int unpacked = complete_incoming(in, *st, rc);
+  return rc != MPI_SUCCESS ? rc : unpacked;
+}
+
+// Posts a receive into a wire buffer with `receive(data, count, type, request)`; the completion
+// function that sees the request complete unpacks.
+template <class Receive>
+int nonblocking_receive(const Object& object, const Peer& peer, MPI_Request* request,
+                        Receive receive) {
+  Incoming in;
+  int rc = prepare_incoming(object, peer, true, in);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = receive(in.wire.data(), in.post.count, in.post.type, request);
+  if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
+  requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
+  return MPI_SUCCESS;
+}
+
+// MPI_Recv / MPI_Recv_c.
+template <class Next, class Count>
+int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+         MPI_Status* status) {
+  ProgressOrphans progress;
+  Object object;
+  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
+    return next(buf, count, type, source, tag, comm, status);
+  }
+  return blocking_receive(object, {comm, source}, status, [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
+    return next(wire, n, t, source, tag, comm, st);
+  });
+}
+
+// MPI_Irecv / MPI_Irecv_c.
+template <class Next, class Count>
+int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+          MPI_Request* request) {
+  ProgressOrphans progress;
+  Object object;
+  if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
+    return next(buf, count, type, source, tag, comm, request);
+  }
+  return nonblocking_receive(object, {comm, source}, request, [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
+    return next(wire, n, t, source, tag, comm, r);
+  });
+}
+
+// The peer of a matched message, for error reports and placement (the message handle hides
+// both): the world's handler is the best there is, and the sender is not known.
+inline Peer message_peer() { return {MPI_COMM_WORLD, MPI_ANY_SOURCE}; }
+
+// MPI_Mrecv / MPI_Mrecv_c.
+template <class Next, class Count>
+int mrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* message,
+          MPI_Status* status) {
+  ProgressOrphans progress;
+  Object object;
+  if (message == nullptr ||
+      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, message_peer(), object)) {
+    return next(buf, count, type, message, status);
+  }
+  return blocking_receive(object, message_peer(), status,
+                          [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
+                            return next(wire, n, t, message, st);
+                          });
+}
+
+// MPI_Imrecv / MPI_Imrecv_c.
+template <class Next, class Count>
+int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* message,
+           MPI_Request* request) {
+  ProgressOrphans progress;
+  Object object;
+  if (message == nullptr ||
+      !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, message_peer(), object)) {
+    return next(buf, count, type, message, request);
+  }
+  return nonblocking_receive(object, message_peer(), request,
+                             [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
+                               return next(wire, n, t, message, r);
+                             });
+}
+
+// MPI_Sendrecv / MPI_Sendrecv_c: each side packed or passed as it is, independently, and the
+// MPI does the exchange in one call (so its deadlock freedom is kept).
+template <class Next, class Count>
+int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest,
+             int sendtag, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source,
+             int recvtag, MPI_Comm comm, MPI_Status* status) {
+  ProgressOrphans progress;
+  Object send_object, recv_object;
+  const bool pack_send =
+      dest != MPI_PROC_NULL &&
+      p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
+  const bool pack_recv = source != MPI_PROC_NULL &&
+                         p2p_object(recvbuf, recvcount, recvtype, true, {comm, source}, recv_object);
+  if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
+  if (!pack_recv) counters().recvs_forwarded++;
+  if (!pack_send && !pack_recv) {
+    return next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                recvtag, comm, status);
+  }
+  Outgoing out;
+  Incoming in;
+  int rc = MPI_SUCCESS;
+  if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
+  if (pack_recv &&
+      (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
+    return rc;
+  }
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  rc = next(pack_send ? out.wire.data() : sendbuf, pack_send ? Count{out.bytes} : sendcount,
+            pack_send ? MPI_PACKED : sendtype, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
+            pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype, source,
+            recvtag, comm, st);
+  release(out);
+  if (!pack_recv) return rc;
+  const int unpacked = complete_incoming(in, *st, rc);
+  return rc != MPI_SUCCESS ? rc : unpacked;
+}
+
+// MPI_Sendrecv_replace / _c: `replace` is the MPI's, `exchange` its Sendrecv of the same count
+// type. The buffer is packed to send before the received bytes are unpacked into it.
+template <class Replace, class Exchange, class Count>
+int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count, MPI_Datatype type,
+                     int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                     MPI_Status* status) {
+  ProgressOrphans progress;
+  Object object;
+  if ((dest == MPI_PROC_NULL && source == MPI_PROC_NULL) ||
+      !p2p_object(buf, count, type, false, {comm, dest}, object)) {
+    counters().sends_forwarded++;
+    counters().recvs_forwarded++;
+    return replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+  }
+  Outgoing out;
+  Incoming in;
+  int rc = MPI_SUCCESS;
+  if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, {comm, dest}, out)) != MPI_SUCCESS) {
+    return rc;
+  }
+  if (source != MPI_PROC_NULL &&
+      (rc = prepare_incoming(object, {comm, source}, false, in)) != MPI_SUCCESS) {
+    return rc;
+  }
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  rc = exchange(out.wire.data(), Count{out.bytes}, MPI_PACKED, dest, sendtag, in.wire.data(),
+                Count{in.post.count}, in.post.type, source, recvtag, comm, st);
+  release(out);
+  if (source == MPI_PROC_NULL) return rc;
+  const int unpacked = complete_incoming(in, *st, rc);
+  return rc != MPI_SUCCESS ? rc : unpacked;
+}
+
+}  // namespace strider::transfer

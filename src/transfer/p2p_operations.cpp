@@ -1,0 +1,18 @@
+#include "transfer/p2p_operations.hpp"
+
+namespace strider::transfer {
+
+int SendOperation::complete(MPI_Status&, int) {
+  release(out_);
+  return MPI_SUCCESS;
+}
+
+int ReceiveOperation::complete(MPI_Status& status, int error) {
+  return complete_incoming(in_, status, error);
+}
+
+int ReceiveOperation::observe_complete(MPI_Status& status) {
+  return unpack_incoming(in_, status, MPI_SUCCESS);
+}
+
+}  // namespace strider::transfer

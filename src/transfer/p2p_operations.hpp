@@ -1,0 +1,30 @@
+// Point-to-point as operations: a send holds its packed wire buffer until the MPI is done with
+// it; a receive holds its wire buffer and unpacks it into the user's object on completion.
+#pragma once
+
+#include "transfer/operation.hpp"
+#include "transfer/wire.hpp"
+
+namespace strider::transfer {
+
+class SendOperation final : public Operation {
+ public:
+  explicit SendOperation(Outgoing out) : out_(std::move(out)) {}
+  int complete(MPI_Status& status, int error) override;
+
+ private:
+  Outgoing out_;
+};
+
+class ReceiveOperation final : public Operation {
+ public:
+  explicit ReceiveOperation(Incoming in) : in_(std::move(in)) {}
+  int complete(MPI_Status& status, int error) override;
+  int observe_complete(MPI_Status& status) override;
+  bool cancel_at_finalize() const override { return true; }
+
+ private:
+  Incoming in_;
+};
+
+}  // namespace strider::transfer

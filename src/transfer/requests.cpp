@@ -1,0 +1,79 @@
+#include "transfer/requests.hpp"
+
+#include "runtime/log.hpp"
+
+namespace strider::transfer {
+
+Requests& requests() {
+  static Requests* r = new Requests;  // outlives static destruction at exit
+  return *r;
+}
+
+void Requests::track(MPI_Request request, OperationPtr op) {
+  std::lock_guard lock(mutex_);
+  ops_[request].push_back(std::move(op));
+  size_.fetch_add(1, std::memory_order_release);
+}
+
+OperationPtr Requests::take(MPI_Request request) {
+  if (empty()) return nullptr;
+  std::lock_guard lock(mutex_);
+  auto it = ops_.find(request);
+  if (it == ops_.end()) return nullptr;
+  OperationPtr op = std::move(it->second.front());
+  it->second.pop_front();
+  if (it->second.empty()) ops_.erase(it);
+  size_.fetch_sub(1, std::memory_order_release);
+  return op;
+}
+
+void Requests::put_back(MPI_Request request, OperationPtr op) {
+  std::lock_guard lock(mutex_);
+  ops_[request].push_front(std::move(op));
+  size_.fetch_add(1, std::memory_order_release);
+}
+
+void Requests::orphan(MPI_Request request, OperationPtr op) {
+  std::lock_guard lock(orphans_mutex_);
+  orphans_.emplace_back(request, std::move(op));
+  orphans_size_.store(orphans_.size(), std::memory_order_release);
+}
+
+void Requests::progress_orphans() {
+  if (!has_orphans()) return;
+  std::unique_lock lock(orphans_mutex_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another thread is at it
+  for (std::size_t i = 0; i < orphans_.size();) {
+    MPI_Status status;
+    int done = 0;
+    const int rc = PMPI_Test(&orphans_[i].first, &done, &status);
+    if (!done && rc == MPI_SUCCESS) {
+      ++i;
+      continue;
+    }
+    orphans_[i].second->complete(status, rc);
+    orphans_[i] = std::move(orphans_.back());
+    orphans_.pop_back();
+  }
+  orphans_size_.store(orphans_.size(), std::memory_order_release);
+}
+
+void Requests::drain_orphans() {
+  std::lock_guard lock(orphans_mutex_);
+  for (auto& [request, op] : orphans_) {
+    MPI_Status status;
+    int done = 0;
+    int rc = PMPI_Test(&request, &done, &status);
+    // A freed receive that never matched would hold MPI_Finalize forever: cancel it (a send
+    // must still complete, as it would without Strider).
+    if (!done && rc == MPI_SUCCESS && op->cancel_at_finalize()) {
+      PMPI_Cancel(&request);
+    }
+    if (!done && rc == MPI_SUCCESS) rc = PMPI_Wait(&request, &status);
+    op->complete(status, rc);
+  }
+  orphans_.clear();
+  orphans_size_.store(0, std::memory_order_release);
+}
+
+}  // namespace strider::transfer

@@ -1,0 +1,63 @@
+// The progress engine: the operations (transfer/operation.hpp) of Strider's nonblocking calls.
+// The application holds the MPI's own request (so every completion function works on it, mixed
+// with any other request); Strider keeps, per request, the operation that must finish when the
+// MPI reports it complete (unpack a receive's wire buffer into the user's buffer, release a
+// send's). The completion functions look completed requests up here, whichever of them
+// observes the completion.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "transfer/operation.hpp"
+
+namespace strider::transfer {
+
+class Requests {
+ public:
+  void track(MPI_Request request, OperationPtr op);
+  // Whether any request is tracked: completion calls on other requests then cost one load.
+  bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
+  // Takes the operation tracked under `request`, if any. Completion calls take their requests'
+  // operations before calling the MPI (once the MPI frees a handle, another thread may get it
+  // for a new operation) and put back those whose requests did not complete.
+  OperationPtr take(MPI_Request request);  // nullptr when none
+  void put_back(MPI_Request request, OperationPtr op);
+  std::size_t size() const { return size_.load(std::memory_order_relaxed); }
+
+  // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
+  // sees it done (polled as its calls start and return; at MPI_Finalize waited for, or cancelled
+  // if it is a receive that never matched).
+  void orphan(MPI_Request request, OperationPtr op);
+  void progress_orphans();
+  void drain_orphans();
+  bool has_orphans() const { return orphans_size_.load(std::memory_order_acquire) != 0; }
+
+ private:
+  mutable std::mutex mutex_;
+  // A list per handle only to lose nothing should an MPI hand out a live handle twice; with
+  // operations claimed before the MPI can free their handles, each list holds one.
+  std::unordered_map<MPI_Request, std::deque<OperationPtr>> ops_;
+  std::atomic<std::size_t> size_{0};
+  std::mutex orphans_mutex_;
+  std::vector<std::pair<MPI_Request, OperationPtr>> orphans_;
+  std::atomic<std::size_t> orphans_size_{0};
+};
+
+Requests& requests();
+
+// Polls the operations of freed requests when an entry point starts and when it returns, so a
+// receive freed with MPI_Request_free is unpacked as soon as Strider runs after it completed.
+struct ProgressOrphans {
+  ProgressOrphans() { requests().progress_orphans(); }
+  ~ProgressOrphans() { requests().progress_orphans(); }
+  ProgressOrphans(const ProgressOrphans&) = delete;
+  ProgressOrphans& operator=(const ProgressOrphans&) = delete;
+};
+
+}  // namespace strider::transfer

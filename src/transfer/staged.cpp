@@ -1,0 +1,108 @@
+#include "transfer/staged.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "runtime/log.hpp"
+
+namespace strider::transfer {
+namespace {
+
+// Host copy of the bytes `count` elements of `type` span at `origin`.
+struct HostSpan {
+  std::vector<std::byte> bytes;
+  std::int64_t lo = 0;  // offset of bytes[0] from the origin
+  std::byte* origin() { return bytes.data() - lo; }
+};
+
+// False if the span does not fit in host memory.
+bool span_of(const decode::Bounds& b, int count, HostSpan& span) {
+  std::int64_t lo = b.true_lb, hi = b.true_lb + b.true_extent;
+  for (int e : {0, count - 1}) {
+    lo = std::min(lo, b.true_lb + e * b.extent);
+    hi = std::max(hi, b.true_lb + b.true_extent + e * b.extent);
+  }
+  span.lo = lo;
+  try {
+    span.bytes.resize(static_cast<std::size_t>(hi - lo));
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return true;
+}
+
+int cuda_failure(MPI_Comm comm, const std::string& error) {
+  return report_error(comm, "staged copy", error);
+}
+
+}  // namespace
+
+int report_error(MPI_Comm comm, const char* what, const std::string& detail) {
+  runtime::log(runtime::LogLevel::Error, "%s failed: %s", what, detail.c_str());
+  PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+  return MPI_ERR_OTHER;
+}
+
+int staged_pack(PackFn next, const decode::Bounds& bounds, const runtime::BufferView& user,
+                int count, MPI_Datatype type, std::byte* packed, runtime::MemoryKind packed_kind,
+                int outsize, int* position, MPI_Comm comm) {
+  HostSpan span;
+  // Never the MPI with device pointers: without a host copy of the span, report.
+  if (!span_of(bounds, count, span)) return report_error(comm, "staged pack", "no host span");
+  std::string error;
+  if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
+    return cuda_failure(comm, error);
+  }
+  if (runtime::host_accessible(packed_kind)) {
+    return next(span.origin(), count, type, packed, outsize, position, comm);
+  }
+  // Packed buffer on the GPU: pack into host memory, then copy the new bytes over.
+  std::vector<std::byte> out(static_cast<std::size_t>(bounds.size) * count);
+  int written = 0;
+  const int rc =
+      next(span.origin(), count, type, out.data(), static_cast<int>(out.size()), &written, comm);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!engine::cuda::copy(packed + *position, out.data(), static_cast<std::size_t>(written),
+                          error)) {
+    return cuda_failure(comm, error);
+  }
+  *position += written;
+  return MPI_SUCCESS;
+}
+
+int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* packed,
+                  runtime::MemoryKind packed_kind, int insize, int* position,
+                  const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm) {
+  HostSpan span;
+  if (!span_of(bounds, count, span)) return report_error(comm, "staged unpack", "no host span");
+  std::string error;
+  // The span's current bytes, so the gaps between typemap bytes come back unchanged.
+  if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
+    return cuda_failure(comm, error);
+  }
+  int rc;
+  if (runtime::host_accessible(packed_kind)) {
+    rc = next(packed, insize, position, span.origin(), count, type, comm);
+  } else {
+    const std::size_t bytes =
+        std::min<std::size_t>(static_cast<std::size_t>(bounds.size) * count,
+                              static_cast<std::size_t>(std::max(0, insize - *position)));
+    std::vector<std::byte> in(bytes);
+    if (!engine::cuda::copy(in.data(), packed + *position, bytes, error)) {
+      return cuda_failure(comm, error);
+    }
+    int read = 0;
+    rc = next(in.data(), static_cast<int>(bytes), &read, span.origin(), count, type, comm);
+    if (rc == MPI_SUCCESS) *position += read;
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  if (!engine::cuda::copy(user.host + span.lo, span.bytes.data(), span.bytes.size(), error)) {
+    return cuda_failure(comm, error);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace strider::transfer

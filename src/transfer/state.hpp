@@ -1,0 +1,53 @@
+// Process-wide interposer state: the plan cache, its invalidation hook, and counters.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "plan/plan.hpp"
+#include "plan/plan_cache.hpp"
+
+namespace strider::transfer {
+
+struct Counters {
+  std::atomic<std::uint64_t> types_planned{0};
+  std::atomic<std::uint64_t> types_unsupported{0};
+  std::atomic<std::uint64_t> packs_host{0};
+  std::atomic<std::uint64_t> unpacks_host{0};
+  std::atomic<std::uint64_t> packs_forwarded{0};
+  std::atomic<std::uint64_t> unpacks_forwarded{0};
+  std::atomic<std::uint64_t> packs_gpu{0};
+  std::atomic<std::uint64_t> unpacks_gpu{0};
+  std::atomic<std::uint64_t> packs_staged{0};
+  std::atomic<std::uint64_t> unpacks_staged{0};
+  std::atomic<std::uint64_t> sends_packed{0};
+  std::atomic<std::uint64_t> recvs_packed{0};
+  std::atomic<std::uint64_t> sends_forwarded{0};
+  std::atomic<std::uint64_t> recvs_forwarded{0};
+  std::atomic<std::uint64_t> transfers_device{0};
+  std::atomic<std::uint64_t> transfers_oneshot{0};
+  std::atomic<std::uint64_t> transfers_staged{0};
+  std::atomic<std::uint64_t> transfers_host{0};
+};
+
+Counters& counters();
+plan::PlanCache& plans();
+
+// After the MPI is initialized / before it is finalized.
+void on_init();
+void on_finalize();
+
+// Builds and caches the plan of a freshly committed type (MPI has committed it already).
+void on_commit(MPI_Datatype type);
+// Drops the plan of a type about to be freed.
+void on_free(MPI_Datatype type);
+
+// The plan for `type`: cached at commit, built on first use for predefined types, recovered
+// from the type's attribute for duplicates of committed types. nullptr when the type is unknown
+// (uncommitted, invalid): the caller forwards to the MPI, which reports the error.
+std::shared_ptr<const plan::Plan> plan_for(MPI_Datatype type);
+
+}  // namespace strider::transfer

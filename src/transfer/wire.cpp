@@ -1,0 +1,239 @@
+#include "transfer/wire.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "runtime/config.hpp"
+#include "runtime/log.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/methods.hpp"
+#include "transfer/perf_model.hpp"
+#include "transfer/placement.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire_view.hpp"
+
+namespace strider::transfer {
+namespace {
+
+
+bool contiguous(const Object& o) {
+  const plan::Plan& p = *o.plan;
+  return p.supported && p.form.pieces.size() == 1 && p.form.pieces.front().dims.empty() &&
+         (o.count == 1 || p.bounds.extent == p.bounds.size);
+}
+
+// The method for a GPU object: forced by STRIDER_METHOD / strider_set_method, or the model's
+// choice for its shape. Only the device method's transfer depends on where the peer runs, so
+// the placement is looked up only for a CUDA-aware MPI. (Types without a plan go through the
+// MPI's own pack, which the model does not describe: they keep the rule Strider had before it
+// measured, device on a CUDA-aware MPI and one-shot otherwise.)
+Method method_for(const Object& o, bool receive, const Peer& peer) {
+  if (!o.gpu) return Method::Host;
+  const MethodRequest requested = transfer::requested_method();
+  const bool aware = transfer::mpi_cuda_aware();
+  model::Method automatic = aware ? model::Method::Device : model::Method::OneShot;
+  if (!requested && o.plan->supported) {
+    const model::Placement placement = aware ? transfer::peer_placement(peer.comm, peer.rank)
+                                             : model::Placement::SameNode;
+    automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
+                                               placement, aware, receive);
+  }
+  return transfer::choose_method(requested, aware, automatic);
+}
+
+// Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then
+// stages through its scratch) when the preferred memory cannot be had.
+bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transfer::WireBuffer& w,
+                 MPI_Comm comm, int& rc) {
+  std::string error;
+  const int device = std::max(0, o.view.info.device);
+  if (transfer::acquire_wire(transfer_method(m).wire_memory(), device, static_cast<std::size_t>(bytes), w, error)) {
+    return true;
+  }
+  if (m != Method::Host) {
+    runtime::log(runtime::LogLevel::Warn, "%s; staging through pageable memory", error.c_str());
+    m = Method::Staged;
+    if (transfer::acquire_wire(WireMemory::Host, -1, static_cast<std::size_t>(bytes), w, error)) {
+      return true;
+    }
+  }
+  rc = report_error(comm, "wire buffer", error);
+  return false;
+}
+
+void count_method(Method m) {
+  switch (m) {
+    case Method::Device:
+      counters().transfers_device++;
+      break;
+    case Method::OneShot:
+      counters().transfers_oneshot++;
+      break;
+    case Method::Staged:
+      counters().transfers_staged++;
+      break;
+    case Method::Host:
+      counters().transfers_host++;
+      break;
+  }
+}
+
+// Copies `bytes` from a wire buffer (any memory) to host memory.
+bool read_wire(void* dst, const std::byte* src, const transfer::WireBuffer& w, std::size_t bytes,
+               std::string& error) {
+  if (w.memory != WireMemory::Device) {
+    std::memcpy(dst, src, bytes);
+    return true;
+  }
+  return engine::cuda::copy(dst, src, bytes, error);
+}
+
+// The last, partial element: its current packed bytes are overwritten by those that arrived
+// and unpacked back, so the bytes of the typemap that did not arrive keep their values.
+int unpack_partial(const Incoming& in, int full, int rest) {
+  const Object last = element_range(in.object, full, 1);
+  std::vector<std::byte> packed(static_cast<std::size_t>(in.object.plan->bounds.size));
+  runtime::BufferView view;
+  view.host = packed.data();
+  int rc = pack_object(last, packed.data(), view, HostPacking::Strider, in.comm);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  const std::byte* arrived =
+      in.wire.data() + static_cast<std::int64_t>(full) * in.object.plan->bounds.size;
+  if (!read_wire(packed.data(), arrived, in.wire, static_cast<std::size_t>(rest), error)) {
+    return report_error(in.comm, "reading a partial element", error);
+  }
+  return unpack_object(last, packed.data(), view, HostPacking::Strider, in.comm);
+}
+
+// A bounded wire receive that filled its type: its last byte lies past the one-byte hole.
+int close_hole(const Incoming& in) {
+  std::byte* last = in.wire.data() + in.post.posted - 1;
+  if (in.wire.memory != WireMemory::Device) {
+    last[0] = last[1];
+    return MPI_SUCCESS;
+  }
+  std::string error;
+  if (!engine::cuda::copy(last, last + 1, 1, error)) {
+    return report_error(in.comm, "closing a wire receive's hole", error);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
+                const Peer& peer, Object& out) {
+  const auto& cfg = runtime::config();
+  if (cfg.disabled || count <= 0) return false;
+  // Classified as one element when the count does not fit an int.
+  if (!view_object(buffer, count > INT_MAX ? 1 : static_cast<int>(count), type, out)) return false;
+  if (!out.gpu && cfg.host_p2p == runtime::HostP2P::Forward) return false;
+  // A message past INT_MAX elements or packed bytes cannot be described as MPI_PACKED with an
+  // int count: a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
+  if (count > INT_MAX || out.bytes() > INT_MAX) {
+    out.oversized = true;
+    return out.gpu;
+  }
+  // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is.
+  return !(out.gpu && contiguous(out) && method_for(out, receive, peer) == Method::Device);
+}
+
+int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
+  const MPI_Comm comm = peer.comm;
+  if (object.oversized) {
+    return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
+  }
+  out.method = method_for(object, false, peer);
+  out.bytes = static_cast<int>(object.bytes());
+  int rc = MPI_SUCCESS;
+  if (!acquire_for(object, out.method, out.bytes, out.wire, comm, rc)) return rc;
+  rc = pack_object(object, out.wire.data(), wire_view(out.wire, out.method), HostPacking::Strider,
+                   comm);
+  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
+  count_method(out.method);
+  counters().sends_packed++;
+  return MPI_SUCCESS;
+}
+
+void release(Outgoing& out) { transfer::release_wire(out.wire); }
+
+int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in) {
+  const MPI_Comm comm = peer.comm;
+  if (object.oversized) {
+    return report_error(comm, "receive", "a GPU message over 2^31-1 packed bytes");
+  }
+  in.object = object;
+  in.comm = comm;
+  in.method = method_for(object, true, peer);
+  in.capacity = static_cast<int>(object.bytes());
+  int rc = make_wire_receive(in.capacity, in.post);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!acquire_for(object, in.method, in.post.footprint, in.wire, comm, rc)) return rc;
+  if (keep_type) {
+    rc = in.held_type.dup(object.type);
+    if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer
+    in.object.type = in.held_type.get();
+  }
+  return MPI_SUCCESS;
+}
+
+int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
+  if (in.unpacked) return in.unpack_rc;
+  in.unpacked = true;
+  int cancelled = 0;
+  PMPI_Test_cancelled(&status, &cancelled);
+  int bytes = 0;
+  // A truncated message is not unpacked: what an MPI delivers then differs (Open MPI the first
+  // bytes, MPICH 4.0 nothing, with a count unrelated to the message).
+  if (error != MPI_SUCCESS || cancelled ||
+      PMPI_Get_count(&status, MPI_BYTE, &bytes) != MPI_SUCCESS || bytes == MPI_UNDEFINED ||
+      bytes <= 0) {
+    return in.unpack_rc = MPI_SUCCESS;
+  }
+  const int arrived = std::min(bytes, in.post.posted);
+  int rc = MPI_SUCCESS;
+  if (in.post.hole && arrived == in.post.posted) rc = close_hole(in);
+  // More than the capacity, within what was posted: a truncation only Strider can see.
+  const bool strider_truncates = bytes > in.capacity && bytes <= in.post.posted;
+  if (rc == MPI_SUCCESS && strider_truncates) {
+    rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, in.capacity);  // the bytes that fit
+  }
+  bytes = strider_truncates ? 0 : arrived;
+  const auto size = in.object.plan->bounds.size;
+  const int full = static_cast<int>(bytes / size);
+  const int rest = static_cast<int>(bytes % size);
+  if (rc == MPI_SUCCESS && full > 0) {
+    rc = unpack_object(element_range(in.object, 0, full), in.wire.data(),
+                       wire_view(in.wire, in.method), HostPacking::Strider, in.comm);
+  }
+  if (rc == MPI_SUCCESS && rest > 0) rc = unpack_partial(in, full, rest);
+  if (rc == MPI_SUCCESS) {
+    count_method(in.method);
+    counters().recvs_packed++;
+  }
+  if (rc == MPI_SUCCESS && strider_truncates) {
+    PMPI_Comm_call_errhandler(in.comm, MPI_ERR_TRUNCATE);
+    rc = MPI_ERR_TRUNCATE;
+  }
+  return in.unpack_rc = rc;
+}
+
+int complete_incoming(Incoming& in, MPI_Status& status, int error) {
+  const int rc = unpack_incoming(in, status, error);
+  release(in);
+  return rc;
+}
+
+void release(Incoming& in) {
+  transfer::release_wire(in.wire);
+  free_wire_receive(in.post);
+  in.held_type.free();
+}
+
+}  // namespace strider::transfer

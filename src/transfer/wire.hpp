@@ -1,0 +1,94 @@
+// Point-to-point on buffers Strider packs: the message on the wire is always the object's packed
+// bytes as MPI_PACKED, whichever method moved them, so each side chooses on its own and a side
+// the MPI serves directly (a host buffer) still matches.
+#pragma once
+
+#include <mpi.h>
+
+#include <utility>
+
+#include "transfer/method.hpp"
+#include "transfer/object.hpp"
+#include "transfer/wire_buffers.hpp"
+#include "transfer/wire_receive.hpp"
+
+namespace strider::transfer {
+
+// The other side of a transfer: errors are reported through `comm`; `rank` (MPI_ANY_SOURCE when
+// unknown) tells the performance model whether the peer shares this node.
+struct Peer {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = MPI_ANY_SOURCE;
+};
+
+// The object at a point-to-point buffer if Strider moves it (GPU-resident memory, or any host
+// buffer with STRIDER_P2P_HOST=pack); false to hand the call to the MPI unchanged (host memory,
+// zero counts, unknown types, contiguous GPU data for a CUDA-aware MPI).
+// A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
+bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
+                const Peer& peer, Object& out);
+
+// A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
+// release()).
+struct Outgoing {
+  transfer::WireBuffer wire;
+  int bytes = 0;
+  transfer::Method method = transfer::Method::Host;
+};
+// Packs the object by the method chosen for it; errors are reported and returned.
+int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out);
+void release(Outgoing& out);
+
+// A duplicate of the application's type, freed by free() or when destroyed.
+class HeldType {
+ public:
+  HeldType() = default;
+  HeldType(HeldType&& other) noexcept : type_(std::exchange(other.type_, MPI_DATATYPE_NULL)) {}
+  HeldType& operator=(HeldType&& other) noexcept {
+    if (this != &other) {
+      free();
+      type_ = std::exchange(other.type_, MPI_DATATYPE_NULL);
+    }
+    return *this;
+  }
+  ~HeldType() { free(); }
+  // Duplicates `type`; the MPI's error code.
+  int dup(MPI_Datatype type) { return PMPI_Type_dup(type, &type_); }
+  MPI_Datatype get() const { return type_; }
+  void free() {
+    if (type_ != MPI_DATATYPE_NULL) PMPI_Type_free(&type_);
+  }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+// A receive's wire buffer, and what to unpack into when it completes.
+struct Incoming {
+  Object object;
+  transfer::WireBuffer wire;
+  int capacity = 0;  // bytes the application's receive holds
+  WireReceive post;  // what the MPI is given: bounded to the capacity (wire_receive.hpp)
+  transfer::Method method = transfer::Method::Host;
+  MPI_Comm comm = MPI_COMM_NULL;
+  HeldType held_type;     // a dup keeping the MPI's type alive, if needed
+  bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
+  int unpack_rc = MPI_SUCCESS;
+};
+// `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
+// application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
+// the staged path uses.
+int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in);
+// The wire receive has completed with `error`, the MPI's for it: unpacks the bytes that
+// arrived, which may be fewer than posted, even a partial element, unless the receive failed or
+// was cancelled. A truncated message unpacks nothing (MPIs differ in what they deliver then).
+// A message past the capacity that only Strider sees (a receive under 2 bytes,
+// wire_receive.hpp) gets its status's count set to the capacity and MPI_ERR_TRUNCATE reported
+// through the communicator's error handler.
+// Returns Strider's own error, not the MPI's. Releases everything either way.
+int complete_incoming(Incoming& in, MPI_Status& status, int error);
+// The unpacking part alone, once: for a completion seen before the request is freed.
+int unpack_incoming(Incoming& in, MPI_Status& status, int error);
+void release(Incoming& in);
+
+}  // namespace strider::transfer

@@ -1,0 +1,2 @@
+// The layer the planted violation reaches up to.
+#pragma once
