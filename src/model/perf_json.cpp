@@ -1,10 +1,11 @@
 #include "model/perf_json.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace strider::model {
+
+bool perf_json_available() { return true; }
+
 namespace {
 
 using nlohmann::json;
@@ -168,31 +169,6 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     error = std::string("malformed: ") + e.what();
     return false;
   }
-}
-
-bool read_text_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return false;
-  out = std::move(text).str();
-  return true;
-}
-
-std::string perf_file_path(const std::function<const char*(const char*)>& getenv) {
-  auto set = [&](const char* name) {
-    const char* v = getenv(name);
-    return v != nullptr && *v != '\0' ? std::string(v) : std::string();
-  };
-  if (auto file = set("STRIDER_PERF_FILE"); !file.empty()) return file;
-  std::string cache = set("XDG_CACHE_HOME");
-  if (cache.empty()) {
-    const std::string home = set("HOME");
-    if (home.empty()) return {};
-    cache = home + "/.cache";
-  }
-  return cache + "/strider/perf.json";
 }
 
 }  // namespace strider::model

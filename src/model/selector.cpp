@@ -57,6 +57,9 @@ std::atomic<std::uint64_t> g_next_id{1};
 }  // namespace
 
 LoadedModel load_model(const std::string& path, const std::optional<MachineIdentity>& here) {
+  if (!perf_json_available()) {
+    return defaults_because("perf files cannot be read in this build (built without nlohmann-json)");
+  }
   if (path.empty()) return defaults_because("no perf file path (neither HOME nor XDG_CACHE_HOME)");
   std::string text;
   if (!read_text_file(path, text)) {
