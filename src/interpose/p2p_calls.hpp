@@ -74,8 +74,7 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
 
 // Receives into a wire buffer with `receive(data, bytes, status)` and unpacks.
 template <class Receive>
-int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
-                     Receive receive) {
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive) {
   Incoming in;
   int rc = prepare_incoming(object, peer, false, in);
   if (rc != MPI_SUCCESS) return rc;
@@ -112,9 +111,10 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, status);
   }
-  return blocking_receive(object, {comm, source}, status, [&](void* wire, int bytes, MPI_Status* st) {
-    return next(wire, bytes, MPI_PACKED, source, tag, comm, st);
-  });
+  return blocking_receive(object, {comm, source}, status,
+                          [&](void* wire, int bytes, MPI_Status* st) {
+                            return next(wire, bytes, MPI_PACKED, source, tag, comm, st);
+                          });
 }
 
 // MPI_Irecv / MPI_Irecv_c.
@@ -126,9 +126,10 @@ int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int 
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, request);
   }
-  return nonblocking_receive(object, {comm, source}, request, [&](void* wire, int bytes, MPI_Request* r) {
-    return next(wire, bytes, MPI_PACKED, source, tag, comm, r);
-  });
+  return nonblocking_receive(object, {comm, source}, request,
+                             [&](void* wire, int bytes, MPI_Request* r) {
+                               return next(wire, bytes, MPI_PACKED, source, tag, comm, r);
+                             });
 }
 
 // The peer of a matched message, for error reports and placement (the message handle hides
@@ -175,11 +176,10 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
              int recvtag, MPI_Comm comm, MPI_Status* status) {
   ProgressOrphans progress;
   Object send_object, recv_object;
-  const bool pack_send =
-      dest != MPI_PROC_NULL &&
-      p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
-  const bool pack_recv = source != MPI_PROC_NULL &&
-                         p2p_object(recvbuf, recvcount, recvtype, true, {comm, source}, recv_object);
+  const bool pack_send = dest != MPI_PROC_NULL &&
+                         p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
+  const bool pack_recv = source != MPI_PROC_NULL && p2p_object(recvbuf, recvcount, recvtype, true,
+                                                               {comm, source}, recv_object);
   if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
   if (!pack_recv) counters().recvs_forwarded++;
   if (!pack_send && !pack_recv) {
@@ -190,8 +190,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   Incoming in;
   int rc = MPI_SUCCESS;
   if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
-  if (pack_recv &&
-      (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
+  if (pack_recv && (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
     release(out);
     return rc;
   }

@@ -20,8 +20,8 @@ namespace strider::interpose {
 namespace {
 
 using transport::Method;
-using transport::WireMemory;
 using transport::wire_view;
+using transport::WireMemory;
 
 bool contiguous(const Object& o) {
   const plan::Plan& p = *o.plan;
@@ -40,8 +40,8 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   const bool aware = transport::mpi_cuda_aware();
   model::Transfer automatic = aware ? model::Transfer::Device : model::Transfer::OneShot;
   if (requested == runtime::MethodChoice::Auto && o.plan->supported) {
-    const model::Placement placement = aware ? transport::peer_placement(peer.comm, peer.rank)
-                                             : model::Placement::SameNode;
+    const model::Placement placement =
+        aware ? transport::peer_placement(peer.comm, peer.rank) : model::Placement::SameNode;
     automatic = transport::perf_model().choose(model::object_shape(o.plan->shape, o.count),
                                                placement, aware, receive);
   }

@@ -84,17 +84,18 @@ std::string to_json_text(const PerfData& d) {
     loggops[method] = list;
   }
   json j = {{"schema", kSchemaName},
-                  {"schema_version", d.schema_version},
-                  {"created", d.created},
-                  {"tool", d.tool},
-                  {"machine", {{"gpu", d.machine.gpu},
-                               {"cuda_driver", d.machine.driver},
-                               {"cuda_runtime", d.cuda_runtime},
-                               {"mpi", d.machine.mpi}}},
-                  {"launch_sync_seconds", d.launch_sync},
-                  {"copies", {{"d2h", table_json(d.d2h)}, {"h2d", table_json(d.h2d)}}},
-                  {"transfers", transfers},
-                  {"pack", pack}};
+            {"schema_version", d.schema_version},
+            {"created", d.created},
+            {"tool", d.tool},
+            {"machine",
+             {{"gpu", d.machine.gpu},
+              {"cuda_driver", d.machine.driver},
+              {"cuda_runtime", d.cuda_runtime},
+              {"mpi", d.machine.mpi}}},
+            {"launch_sync_seconds", d.launch_sync},
+            {"copies", {{"d2h", table_json(d.d2h)}, {"h2d", table_json(d.h2d)}}},
+            {"transfers", transfers},
+            {"pack", pack}};
   if (!d.loggops.empty()) j["loggops"] = loggops;
   // Invalid UTF-8 in a GPU or MPI name is replaced rather than thrown on.
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -133,8 +134,8 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     for (const json& p : j.at("pack")) {
       PackTable t;
       t.target = target_from(p.at("target"));
-      t.direction = enum_from(p.at("direction"), "pack", Direction::Pack, "unpack",
-                              Direction::Unpack);
+      t.direction =
+          enum_from(p.at("direction"), "pack", Direction::Pack, "unpack", Direction::Unpack);
       t.dims = p.at("dims").get<int>();
       t.irregular = p.value("irregular", false);
       t.stride_ratio = p.at("stride_ratio").get<double>();

@@ -52,9 +52,9 @@ BlockList block_list(const ObjectSpec& s) {
     // Gaps uniform in [1, 2 x mean - 1]; where that range is one value (1-byte blocks at
     // ratio 2) they alternate 1, 2, or the list would be a plain vector.
     const std::int64_t range = 2 * mean_gap - 1;
-    const std::int64_t gap = range < 2 ? 1 + k % 2
-                                       : 1 + static_cast<std::int64_t>(
-                                                 state % static_cast<std::uint64_t>(range));
+    const std::int64_t gap =
+        range < 2 ? 1 + k % 2
+                  : 1 + static_cast<std::int64_t>(state % static_cast<std::uint64_t>(range));
     at += length + gap;
   }
   return list;
@@ -87,17 +87,18 @@ GpuObject::GpuObject(const ObjectSpec& spec, std::byte* base) : spec_(spec) {
   } else {
     const std::int64_t inner = model::grid::inner_count_3d(blocks);
     MPI_Datatype row = MPI_DATATYPE_NULL;
-    check_mpi(MPI_Type_create_hvector(static_cast<int>(inner), static_cast<int>(spec.block),
-                                      stride, MPI_BYTE, &row),
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(inner), static_cast<int>(spec.block), stride,
+                                      MPI_BYTE, &row),
               "MPI_Type_create_hvector");
-    check_mpi(MPI_Type_create_hvector(static_cast<int>(blocks / inner), 1, 2 * inner * stride,
-                                      row, &type_),
+    check_mpi(MPI_Type_create_hvector(static_cast<int>(blocks / inner), 1, 2 * inner * stride, row,
+                                      &type_),
               "MPI_Type_create_hvector");
     MPI_Type_free(&row);
   }
   check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
   plan_ = plan::build_plan(type_);
-  if (!plan_->supported) throw std::runtime_error("no plan for a measurement type: " + plan_->reason);
+  if (!plan_->supported)
+    throw std::runtime_error("no plan for a measurement type: " + plan_->reason);
   view_ = runtime::view_buffer(base, 0);  // classified as the runtime classifies user buffers
 }
 
@@ -164,8 +165,8 @@ void unpack(const GpuObject& object, const runtime::BufferView& packed) {
 
 runtime::BufferView wire_view(model::Transfer method, const Allocation& wire) {
   return transport::wire_view(
-      wire.on_device() ? transport::WireMemory::Device : transport::WireMemory::Pinned,
-      wire.data(), wire.device(), transport::method_of(method));
+      wire.on_device() ? transport::WireMemory::Device : transport::WireMemory::Pinned, wire.data(),
+      wire.device(), transport::method_of(method));
 }
 
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {
