@@ -41,6 +41,8 @@ endef
 deps:
 	@INSTALL_DEPS=$(INSTALL_DEPS) scripts/install-deps.sh $(MPIS)
 
+# Kept: reached through build-%, make would otherwise delete it as an intermediate file.
+.PRECIOUS: $(BUILD)/%/CMakeCache.txt
 $(BUILD)/%/CMakeCache.txt:
 	cmake -S . -B $(BUILD)/$* -G "$(GENERATOR)" -DSTRIDER_MPI=$* -DSTRIDER_CUDA=$(CUDA) $(CMAKE_ARGS)
 
