@@ -28,3 +28,7 @@ if(STRIDER_WITH_CUDA)
   find_package(CUDAToolkit REQUIRED)
 endif()
 message(STATUS "Strider: CUDA ${STRIDER_WITH_CUDA}")
+if(NOT STRIDER_WITH_CUDA)
+  strider_skip_note("GPU engine, GPU tests, strider-measure and GPU benchmarks not built: "
+                    "STRIDER_CUDA=${STRIDER_CUDA} and no nvcc found (CUDA toolkit; or CUDACXX=...)")
+endif()

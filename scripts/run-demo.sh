@@ -16,3 +16,8 @@ echo "== strider-explain: one box, two constructions =="
 echo "== 3D halo exchange, 2 ranks, Strider preloaded (STRIDER_HOST_ENGINE=${STRIDER_HOST_ENGINE:-auto}) =="
 "$mpiexec" -n 2 "${flags[@]}" env LD_PRELOAD="$PWD/$build/src/libstrider.so" \
   STRIDER_HOST_ENGINE="${STRIDER_HOST_ENGINE:-auto}" "$build/examples/halo3d"
+# What this build left out for a missing optional package (cmake/SkipNotes.cmake).
+if [[ -s $build/strider-skipped.txt ]]; then
+  echo "== not built here (optional packages missing) =="
+  sed 's/^/  /' "$build/strider-skipped.txt"
+fi

@@ -280,10 +280,12 @@ Machine measure_machine(const cudaDeviceProp& prop, bool quick) {
   const std::int64_t bus_bytes = std::int64_t{64} << 20;
   void* pinned = nullptr;
   CUDA_CHECK(cudaMallocHost(&pinned, bus_bytes));
-  const double d2h = median_of(
-      [&] { CUDA_CHECK(cudaMemcpy(pinned, a, bus_bytes, cudaMemcpyDeviceToHost)); }, quick ? 3 : 10);
-  const double h2d = median_of(
-      [&] { CUDA_CHECK(cudaMemcpy(a, pinned, bus_bytes, cudaMemcpyHostToDevice)); }, quick ? 3 : 10);
+  const double d2h =
+      median_of([&] { CUDA_CHECK(cudaMemcpy(pinned, a, bus_bytes, cudaMemcpyDeviceToHost)); },
+                quick ? 3 : 10);
+  const double h2d =
+      median_of([&] { CUDA_CHECK(cudaMemcpy(a, pinned, bus_bytes, cudaMemcpyHostToDevice)); },
+                quick ? 3 : 10);
   m.d2h_bw = static_cast<double>(bus_bytes) / (d2h * 1e-6);
   m.h2d_bw = static_cast<double>(bus_bytes) / (h2d * 1e-6);
   CUDA_CHECK(cudaFreeHost(pinned));
@@ -375,7 +377,7 @@ Transport by_hand(const Buffers& b, const Layout& l, int peer) {
   const auto rows = static_cast<std::size_t>(l.count), bytes = block * rows;
   t.send = [&b, block, stride, rows, bytes, peer] {
     CUDA_CHECK(cudaMemcpy2DAsync(b.packed, block, b.send_obj, stride, block, rows,
-                            cudaMemcpyDeviceToDevice, b.stream));
+                                 cudaMemcpyDeviceToDevice, b.stream));
     CUDA_CHECK(cudaMemcpyAsync(b.host_send, b.packed, bytes, cudaMemcpyDeviceToHost, b.stream));
     CUDA_CHECK(cudaStreamSynchronize(b.stream));
     MPI_Send(b.host_send, static_cast<int>(bytes), MPI_BYTE, peer, kTag, MPI_COMM_WORLD);
@@ -385,7 +387,7 @@ Transport by_hand(const Buffers& b, const Layout& l, int peer) {
              MPI_STATUS_IGNORE);
     CUDA_CHECK(cudaMemcpyAsync(b.packed, b.host_recv, bytes, cudaMemcpyHostToDevice, b.stream));
     CUDA_CHECK(cudaMemcpy2DAsync(b.recv_obj, stride, b.packed, block, block, rows,
-                            cudaMemcpyDeviceToDevice, b.stream));
+                                 cudaMemcpyDeviceToDevice, b.stream));
     CUDA_CHECK(cudaStreamSynchronize(b.stream));
   };
   return t;

@@ -61,9 +61,9 @@ typedef struct strider_prediction {
   double transfer[STRIDER_METHODS];  /* half a round trip of the packed bytes */
   double recv_side[STRIDER_METHODS]; /* (copy into the GPU +) unpack */
   double total[STRIDER_METHODS];     /* send_side + transfer + recv_side */
-  int send_choice;     /* what auto picks on the sending side */
-  int recv_choice;     /* ... and on the receiving side */
-  int measured;        /* 1: from the perf file; 0: built-in defaults */
+  int send_choice;                   /* what auto picks on the sending side */
+  int recv_choice;                   /* ... and on the receiving side */
+  int measured;                      /* 1: from the perf file; 0: built-in defaults */
 } strider_prediction;
 
 /* Fills *out for `count` elements of `type` and a peer on the same node (same_node != 0) or

@@ -141,8 +141,8 @@ PerfData built_in_defaults() {
   // interpolated point too (log-space interpolation keeps order): the defaults never choose it.
   auto device_pack = [&](double block, double bytes, double ratio) {
     const double blocks = bytes / block;
-    const double lines = block * ratio >= 128 ? blocks * std::max(1.0, block / 128)
-                                              : bytes * ratio / 128;
+    const double lines =
+        block * ratio >= 128 ? blocks * std::max(1.0, block / 128) : bytes * ratio / 128;
     return std::max(2 * bytes / 3e12, lines / 50e9);
   };
   for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {

@@ -79,13 +79,13 @@ std::string describe(const std::string& name, const LogGops& f,
                 name.c_str(), f.o_s * 1e6, f.O_s * 1e9, f.o_r * 1e6, f.O_r * 1e9, f.L * 1e6,
                 f.g * 1e6, f.G * 1e9);
   out += line;
-  std::snprintf(line, sizeof line, "  %12s %14s %14s %9s\n", "bytes", "measured us",
-                "predicted us", "error");
+  std::snprintf(line, sizeof line, "  %12s %14s %14s %9s\n", "bytes", "measured us", "predicted us",
+                "error");
   out += line;
   for (const LogGopsSample& x : samples) {
     const double p = f.predict(x.bytes);
-    std::snprintf(line, sizeof line, "  %12.0f %14.2f %14.2f %+8.1f%%\n", x.bytes,
-                  x.pingpong * 1e6, p * 1e6, 100 * (p - x.pingpong) / x.pingpong);
+    std::snprintf(line, sizeof line, "  %12.0f %14.2f %14.2f %+8.1f%%\n", x.bytes, x.pingpong * 1e6,
+                  p * 1e6, 100 * (p - x.pingpong) / x.pingpong);
     out += line;
   }
   return out;

@@ -19,10 +19,10 @@ struct LogGopsSample {
 };
 
 struct LogGops {
-  double o_s = 0, O_s = 0;  // per-message and per-byte send overhead
-  double o_r = 0, O_r = 0;  // per-message and per-byte receive overhead
-  double L = 0;             // latency
-  double g = 0, G = 0;      // per-message and per-byte gap
+  double o_s = 0, O_s = 0;             // per-message and per-byte send overhead
+  double o_r = 0, O_r = 0;             // per-message and per-byte receive overhead
+  double L = 0;                        // latency
+  double g = 0, G = 0;                 // per-message and per-byte gap
   double predict(double bytes) const;  // T(s) above
 };
 

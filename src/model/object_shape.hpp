@@ -11,12 +11,12 @@ namespace strider::model {
 
 // One element of a type.
 struct ElementShape {
-  std::int64_t size = 0;     // packed bytes
-  std::int64_t extent = 0;   // MPI extent (element spacing)
-  std::int64_t block = 0;    // dense block length (the mean over a block list)
-  std::int64_t stride = 0;   // spacing of consecutive blocks (the mean for a block list)
-  int dims = 1;              // 1: one dense block; 2: blocks along one stride; 3: more
-  bool irregular = false;    // a block list rather than one strided block
+  std::int64_t size = 0;    // packed bytes
+  std::int64_t extent = 0;  // MPI extent (element spacing)
+  std::int64_t block = 0;   // dense block length (the mean over a block list)
+  std::int64_t stride = 0;  // spacing of consecutive blocks (the mean for a block list)
+  int dims = 1;             // 1: one dense block; 2: blocks along one stride; 3: more
+  bool irregular = false;   // a block list rather than one strided block
 };
 
 // `count` elements.

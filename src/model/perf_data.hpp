@@ -24,9 +24,9 @@ bool parse_placement(const std::string& text, Placement& out);  // "same-node" |
 
 // What must match for a file's figures to describe this process's machine.
 struct MachineIdentity {
-  std::string gpu;     // cudaDeviceProp::name
-  int driver = 0;      // cudaDriverGetVersion
-  std::string mpi;     // the first line of MPI_Get_library_version
+  std::string gpu;  // cudaDeviceProp::name
+  int driver = 0;   // cudaDriverGetVersion
+  std::string mpi;  // the first line of MPI_Get_library_version
   // Spelled out (not defaulted): CUDA sources include this header as C++17.
   friend bool operator==(const MachineIdentity& a, const MachineIdentity& b) {
     return a.gpu == b.gpu && a.driver == b.driver && a.mpi == b.mpi;
@@ -54,9 +54,9 @@ enum class Direction { Pack, Unpack };
 struct PackTable {
   Method target = Method::Device;
   Direction direction = Direction::Pack;
-  int dims = 2;              // 2: blocks along one stride; 3: along two
-  double stride_ratio = 2;   // innermost stride / block length (the mean, for block lists)
-  bool irregular = false;    // a block list
+  int dims = 2;             // 2: blocks along one stride; 3: along two
+  double stride_ratio = 2;  // innermost stride / block length (the mean, for block lists)
+  bool irregular = false;   // a block list
   Table2D seconds;
 };
 

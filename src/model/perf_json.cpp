@@ -1,10 +1,11 @@
 #include "model/perf_json.hpp"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 namespace strider::model {
+
+bool perf_json_available() { return true; }
+
 namespace {
 
 using nlohmann::json;
@@ -85,17 +86,18 @@ std::string to_json_text(const PerfData& d) {
     loggops[method] = list;
   }
   json j = {{"schema", kSchemaName},
-                  {"schema_version", d.schema_version},
-                  {"created", d.created},
-                  {"tool", d.tool},
-                  {"machine", {{"gpu", d.machine.gpu},
-                               {"cuda_driver", d.machine.driver},
-                               {"cuda_runtime", d.cuda_runtime},
-                               {"mpi", d.machine.mpi}}},
-                  {"launch_sync_seconds", d.launch_sync},
-                  {"copies", {{"d2h", table_json(d.d2h)}, {"h2d", table_json(d.h2d)}}},
-                  {"transfers", transfers},
-                  {"pack", pack}};
+            {"schema_version", d.schema_version},
+            {"created", d.created},
+            {"tool", d.tool},
+            {"machine",
+             {{"gpu", d.machine.gpu},
+              {"cuda_driver", d.machine.driver},
+              {"cuda_runtime", d.cuda_runtime},
+              {"mpi", d.machine.mpi}}},
+            {"launch_sync_seconds", d.launch_sync},
+            {"copies", {{"d2h", table_json(d.d2h)}, {"h2d", table_json(d.h2d)}}},
+            {"transfers", transfers},
+            {"pack", pack}};
   if (!d.loggops.empty()) j["loggops"] = loggops;
   // Invalid UTF-8 in a GPU or MPI name is replaced rather than thrown on.
   return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
@@ -134,8 +136,8 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     for (const json& p : j.at("pack")) {
       PackTable t;
       t.target = target_from(p.at("target"));
-      t.direction = enum_from(p.at("direction"), "pack", Direction::Pack, "unpack",
-                              Direction::Unpack);
+      t.direction =
+          enum_from(p.at("direction"), "pack", Direction::Pack, "unpack", Direction::Unpack);
       t.dims = p.at("dims").get<int>();
       t.irregular = p.value("irregular", false);
       t.stride_ratio = p.at("stride_ratio").get<double>();
@@ -170,31 +172,6 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     error = std::string("malformed: ") + e.what();
     return false;
   }
-}
-
-bool read_text_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return false;
-  out = std::move(text).str();
-  return true;
-}
-
-std::string perf_file_path(const std::function<const char*(const char*)>& getenv) {
-  auto set = [&](const char* name) {
-    const char* v = getenv(name);
-    return v != nullptr && *v != '\0' ? std::string(v) : std::string();
-  };
-  if (auto file = set("STRIDER_PERF_FILE"); !file.empty()) return file;
-  std::string cache = set("XDG_CACHE_HOME");
-  if (cache.empty()) {
-    const std::string home = set("HOME");
-    if (home.empty()) return {};
-    cache = home + "/.cache";
-  }
-  return cache + "/strider/perf.json";
 }
 
 }  // namespace strider::model

@@ -1,4 +1,5 @@
-// The perf file's JSON form (nlohmann-json), and where the file lives.
+// The perf file's JSON form (nlohmann-json; perf_json.cpp), and where the file lives
+// (perf_path.cpp). A build without nlohmann-json links perf_json_none.cpp instead.
 #pragma once
 
 #include <functional>
@@ -7,6 +8,9 @@
 #include "model/perf_data.hpp"
 
 namespace strider::model {
+
+// False in a build without nlohmann-json: no perf file can be read or written there.
+bool perf_json_available();
 
 std::string to_json_text(const PerfData& data);
 

@@ -86,8 +86,7 @@ void learn_node_layout() {
   int all_ok = 0;
   if (PMPI_Allgather(&leader, 1, MPI_INT, l.node_of_world_rank.data(), 1, MPI_INT,
                      MPI_COMM_WORLD) != MPI_SUCCESS ||
-      PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
-      !all_ok) {
+      PMPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS || !all_ok) {
     return;
   }
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_peer_nodes, &l.keyval, nullptr) !=

@@ -1,7 +1,8 @@
 // Soak: 10^6 GPU point-to-point exchanges (STRIDER_SOAK_ITERATIONS overrides) between two ranks,
 // cycling through the methods and through message sizes of several pool size classes. After the
-// warm-up, the pools must neither grow nor allocate, and the GPU's free memory must stay flat.
-// The data of a message is checked at every sample.
+// warm-up, the pools must neither grow nor allocate, and the GPU memory this process holds (NVML's
+// per-process figure, not the device's free memory, which other tests running beside this one
+// change) must stay flat. The data of a message is checked at every sample.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -9,9 +10,11 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "process_gpu_memory.hpp"
 
 namespace strider::testing {
 namespace {
@@ -20,7 +23,7 @@ namespace {
 
 struct Sample {
   long iteration;
-  std::size_t gpu_free;
+  std::optional<std::uint64_t> gpu_bytes;  // this process's, on its device
   strider_stats stats;
 };
 
@@ -51,6 +54,10 @@ TEST(PoolSoak, MemoryStaysFlat) {
   CUDA_OK(cudaMalloc(&recv, span));
   CUDA_OK(cudaMemcpy(send, host.data(), span, cudaMemcpyHostToDevice));
   const char* methods[] = {"oneshot", "staged", "auto", "device"};
+  ProcessGpuMemory gpu_memory;
+  // STRIDER_SOAK_LEAK_BYTES: allocate (and keep) this much at every sample, to see the check fail.
+  const long leak_bytes = env_long("STRIDER_SOAK_LEAK_BYTES", 0);
+  std::vector<void*> leaked;
 
   std::vector<Sample> samples;
   for (long it = 1; it <= iterations; ++it) {
@@ -75,17 +82,23 @@ TEST(PoolSoak, MemoryStaysFlat) {
       }
     }
     EXPECT_EQ(wrong, 0) << "iteration " << it;
-    std::size_t free_bytes = 0, total = 0;
-    CUDA_OK(cudaMemGetInfo(&free_bytes, &total));
-    samples.push_back({it, free_bytes, stats()});
+    if (leak_bytes > 0 && !samples.empty()) {
+      CUDA_OK(cudaMalloc(&leaked.emplace_back(), static_cast<std::size_t>(leak_bytes)));
+    }
+    samples.push_back({it, gpu_memory.bytes(), stats()});
+  }
+  if (!samples.empty() && !samples[0].gpu_bytes) {
+    std::printf("rank %d: GPU memory of this process not checked: %s (pools still checked)\n", me,
+                gpu_memory.why().c_str());
   }
   if (me == 0) {
-    std::printf("%12s %16s %16s %16s %12s %14s\n", "iteration", "gpu free MiB", "pinned pool B",
+    std::printf("%12s %16s %16s %16s %12s %14s\n", "iteration", "own GPU MiB", "pinned pool B",
                 "device pool B", "allocations", "transfers");
   }
   for (const Sample& s : samples) {
     if (me == 0) {
-      std::printf("%12ld %16.1f %16llu %16llu %12llu %14llu\n", s.iteration, s.gpu_free / 1048576.0,
+      std::printf("%12ld %16.1f %16llu %16llu %12llu %14llu\n", s.iteration,
+                  s.gpu_bytes ? *s.gpu_bytes / 1048576.0 : -1.0,
                   (unsigned long long)s.stats.pool_host_bytes,
                   (unsigned long long)s.stats.pool_device_bytes,
                   (unsigned long long)s.stats.pool_allocations,
@@ -100,11 +113,15 @@ TEST(PoolSoak, MemoryStaysFlat) {
     EXPECT_EQ(samples[i].stats.pool_device_bytes, samples[0].stats.pool_device_bytes);
     EXPECT_EQ(samples[i].stats.pool_allocations, samples[0].stats.pool_allocations);
     EXPECT_EQ(samples[i].stats.requests_pending, 0u);
-    // The GPU's free memory (shared by both ranks when they share a GPU) stays within 2 MiB.
-    const auto drift =
-        static_cast<long long>(samples[0].gpu_free) - static_cast<long long>(samples[i].gpu_free);
-    EXPECT_LE(drift, 2LL << 20) << "GPU memory grew by " << drift << " bytes";
+    // The GPU memory this process holds stays within 2 MiB of the first sample's.
+    if (!samples[0].gpu_bytes) continue;
+    ASSERT_TRUE(samples[i].gpu_bytes) << "NVML stopped answering: " << gpu_memory.why();
+    const auto growth = static_cast<long long>(*samples[i].gpu_bytes) -
+                        static_cast<long long>(*samples[0].gpu_bytes);
+    EXPECT_LE(growth, 2LL << 20) << "rank " << me << ": this process's GPU memory grew by "
+                                 << growth << " bytes by iteration " << samples[i].iteration;
   }
+  for (void* p : leaked) cudaFree(p);
   for (MPI_Datatype& t : types) MPI_Type_free(&t);
   cudaFree(send);
   cudaFree(recv);

@@ -18,11 +18,21 @@ TEST(MeasureRepeat, MedianOfOddAndEvenCountsAndNone) {
 TEST(MeasureRepeat, StopsAtMaxRepsAndNeverBelowMinReps) {
   int calls = 0;
   const RepeatLimits limits{2, 7, 20, 1e9};
-  repeat_median([&] { ++calls; return 1e-9; }, limits);
+  repeat_median(
+      [&] {
+        ++calls;
+        return 1e-9;
+      },
+      limits);
   EXPECT_EQ(calls, 2 + 20);  // the budget is never reached: max_reps stops it
   calls = 0;
   const RepeatLimits slow{1, 7, 100, 1e-3};
-  repeat_median([&] { ++calls; return 1.0; }, slow);
+  repeat_median(
+      [&] {
+        ++calls;
+        return 1.0;
+      },
+      slow);
   EXPECT_EQ(calls, 1 + 7);  // over budget at once, but min_reps are kept
 }
 

@@ -1,10 +1,10 @@
 // The measured sizes: documented axes, and the 3D inner count strider-measure builds objects with.
-#include "model/grid.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "model/grid.hpp"
 
 namespace strider::model::grid {
 namespace {
@@ -67,16 +67,16 @@ bool IsPowerOfTwo(long v) { return v > 0 && (v & (v - 1)) == 0; }
 
 TEST(ModelGrid, InnerCount3dHandPickedValues) {
   EXPECT_EQ(inner_count_3d(1), 1);
-  EXPECT_EQ(inner_count_3d(2), 1);   // 2*2 > 2
+  EXPECT_EQ(inner_count_3d(2), 1);  // 2*2 > 2
   EXPECT_EQ(inner_count_3d(4), 2);
-  EXPECT_EQ(inner_count_3d(8), 2);   // 4*4 > 8
+  EXPECT_EQ(inner_count_3d(8), 2);  // 4*4 > 8
   EXPECT_EQ(inner_count_3d(16), 4);
   EXPECT_EQ(inner_count_3d(1024), 32);
   EXPECT_EQ(inner_count_3d(2048), 32);
-  EXPECT_EQ(inner_count_3d(12), 2);  // 4 divides 12 but 16 > 12
-  EXPECT_EQ(inner_count_3d(48), 4);  // 8 divides 48 but 8*8 > 48
-  EXPECT_EQ(inner_count_3d(96), 8);  // 8*8 <= 96; 16 divides 96 but 16*16 > 96
-  EXPECT_EQ(inner_count_3d(7), 1);   // odd: only 1 divides
+  EXPECT_EQ(inner_count_3d(12), 2);         // 4 divides 12 but 16 > 12
+  EXPECT_EQ(inner_count_3d(48), 4);         // 8 divides 48 but 8*8 > 48
+  EXPECT_EQ(inner_count_3d(96), 8);         // 8*8 <= 96; 16 divides 96 but 16*16 > 96
+  EXPECT_EQ(inner_count_3d(7), 1);          // odd: only 1 divides
   EXPECT_EQ(inner_count_3d(6 * 1024), 64);  // 64*64 <= 6144, 128*128 > 6144
 }
 

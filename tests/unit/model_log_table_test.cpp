@@ -1,7 +1,5 @@
 // Log-log tables: where a size falls on an axis, interpolation (exact for power laws, clamped
 // outside the measured range) and the checks a loaded table must pass.
-#include "model/log_table.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "model/log_table.hpp"
 
 namespace strider::model {
 namespace {
@@ -22,8 +22,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // a few ulps in practice.
 ::testing::AssertionResult RelNear(double a, double b, double rel = 1e-12) {
   if (std::abs(a - b) <= rel * std::abs(b)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << a << " vs " << b << " (relative error "
-                                       << std::abs(a - b) / std::abs(b) << ")";
+  return ::testing::AssertionFailure()
+         << a << " vs " << b << " (relative error " << std::abs(a - b) / std::abs(b) << ")";
 }
 
 bool Mentions(const std::string& text, const std::string& part) {

@@ -1,8 +1,6 @@
 // The LogGOPS fit: the weighted line fit and its clamps, recovery of known parameters from
 // synthetic timings, latency and per-byte gap from the ping-pong beyond the overheads, and
 // the printed table.
-#include "model/loggops.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,13 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "model/loggops.hpp"
+
 namespace strider::model {
 namespace {
 
 ::testing::AssertionResult RelNear(double a, double b, double rel) {
   if (std::abs(a - b) <= rel * std::abs(b)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << a << " vs " << b << " (relative error "
-                                       << std::abs(a - b) / std::abs(b) << ")";
+  return ::testing::AssertionFailure()
+         << a << " vs " << b << " (relative error " << std::abs(a - b) / std::abs(b) << ")";
 }
 
 TEST(ModelFitRelative, RecoversAnExactLine) {

@@ -1,11 +1,11 @@
 // The few numbers of a datatype object the cost model looks at, from hand-built canonical forms.
-#include "model/object_shape.hpp"
-
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <ostream>
 #include <vector>
+
+#include "model/object_shape.hpp"
 
 namespace strider::model {
 
@@ -115,7 +115,8 @@ TEST(ModelObjectShape, VectorGainsADimWithCountAndIsCappedAtThree) {
   EXPECT_EQ(object_shape(sub, 7), Shape(672, 8, 32, 3));
 
   // Four strided dims: element dims 5, object dims capped at 3.
-  const ElementShape deep = element_shape(Strided({0, 2, {{2, 4}, {2, 16}, {2, 64}, {2, 256}}}), 512);
+  const ElementShape deep =
+      element_shape(Strided({0, 2, {{2, 4}, {2, 16}, {2, 64}, {2, 256}}}), 512);
   EXPECT_EQ(deep.dims, 5);
   EXPECT_EQ(object_shape(deep, 1).dims, 3);
   EXPECT_EQ(object_shape(deep, 9).dims, 3);

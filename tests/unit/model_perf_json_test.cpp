@@ -1,7 +1,5 @@
 // The perf file's JSON form: a lossless round trip, precise refusals of bad files, and where the
 // file is looked for.
-#include "model/perf_json.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +7,7 @@
 #include <string>
 
 #include "model/cost_model.hpp"
+#include "model/perf_json.hpp"
 
 namespace strider::model {
 namespace {
@@ -35,9 +34,9 @@ PerfData FullData() {
   d.machine = {"NVIDIA H100 80GB HBM3", 12040, "Open MPI v4.1.6, package: Debian"};
   d.cuda_runtime = "12.4";
   d.launch_sync = 1.2345678901234567e-5;
-  d.d2h.y[3] = 0.1 + 0.2;  // 0.30000000000000004: needs all 17 digits
+  d.d2h.y[3] = 0.1 + 0.2;                      // 0.30000000000000004: needs all 17 digits
   d.pack[1].stride_ratio = 2.718281828459045;  // not a small integer, so not exact in a float
-  d.pack[2].irregular = true;                   // an irregular (block-list) table
+  d.pack[2].irregular = true;                  // an irregular (block-list) table
   Table1D device;
   for (double s = 1; s <= 1 << 20; s *= 8) {
     device.x.push_back(s);
@@ -74,7 +73,8 @@ void ExpectSameData(const PerfData& a, const PerfData& b) {
     const TransferTables& u = b.transfers.at(placement);
     ExpectSameTable(t.host, u.host, std::string(to_string(placement)) + " host");
     ASSERT_EQ(t.device.has_value(), u.device.has_value()) << to_string(placement);
-    if (t.device) ExpectSameTable(*t.device, *u.device, std::string(to_string(placement)) + " device");
+    if (t.device)
+      ExpectSameTable(*t.device, *u.device, std::string(to_string(placement)) + " device");
   }
   ASSERT_EQ(a.pack.size(), b.pack.size());
   for (std::size_t i = 0; i < a.pack.size(); ++i) {
@@ -303,10 +303,10 @@ auto Env(std::map<std::string, std::string> vars) {
 }
 
 TEST(ModelPerfFilePath, StriderPerfFileWinsOverEverything) {
-  EXPECT_EQ(perf_file_path(Env({{"STRIDER_PERF_FILE", "/x/p.json"},
-                                {"XDG_CACHE_HOME", "/xdg"},
-                                {"HOME", "/home/u"}})),
-            "/x/p.json");
+  EXPECT_EQ(
+      perf_file_path(Env(
+          {{"STRIDER_PERF_FILE", "/x/p.json"}, {"XDG_CACHE_HOME", "/xdg"}, {"HOME", "/home/u"}})),
+      "/x/p.json");
 }
 
 TEST(ModelPerfFilePath, ThenXdgCacheHome) {
@@ -319,9 +319,7 @@ TEST(ModelPerfFilePath, ThenHomeCache) {
   EXPECT_EQ(perf_file_path(Env({{"HOME", "/home/u"}})), "/home/u/.cache/strider/perf.json");
 }
 
-TEST(ModelPerfFilePath, EmptyWhenNothingIsSet) {
-  EXPECT_EQ(perf_file_path(Env({})), "");
-}
+TEST(ModelPerfFilePath, EmptyWhenNothingIsSet) { EXPECT_EQ(perf_file_path(Env({})), ""); }
 
 TEST(ModelPerfFilePath, EmptyVariablesCountAsUnset) {
   EXPECT_EQ(perf_file_path(Env({{"STRIDER_PERF_FILE", ""}, {"XDG_CACHE_HOME", "/xdg"}})),

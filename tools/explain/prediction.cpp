@@ -18,8 +18,8 @@ std::string describe_prediction(const model::LoadedModel& loaded, const plan::Pl
   out += "\n";
   const model::ObjectShape shape = model::object_shape(plan.shape, count);
   if (shape.dims <= 1) {
-    std::snprintf(line, sizeof line, "object: %lld x type = %lld packed bytes, contiguous\n",
-                  count, static_cast<long long>(shape.bytes));
+    std::snprintf(line, sizeof line, "object: %lld x type = %lld packed bytes, contiguous\n", count,
+                  static_cast<long long>(shape.bytes));
   } else {
     std::snprintf(line, sizeof line,
                   "object: %lld x type = %lld packed bytes, %s%lld B blocks every %lld B, %dD\n",
@@ -28,8 +28,8 @@ std::string describe_prediction(const model::LoadedModel& loaded, const plan::Pl
                   shape.dims);
   }
   out += line;
-  out += std::string("peer: ") + model::to_string(peer) + "; MPI CUDA-aware: " +
-         (aware ? "yes" : "no") + "\n";
+  out += std::string("peer: ") + model::to_string(peer) +
+         "; MPI CUDA-aware: " + (aware ? "yes" : "no") + "\n";
   const model::Prediction p = model::predict(loaded.data, shape, peer, aware);
   const model::Method send = model::choose(p, false);
   const model::Method recv = model::choose(p, true);

@@ -132,8 +132,8 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
       // One table per target and direction for this family and ratio, filled cell by cell.
       std::array<model::PackTable, 6> tables;
       for (int t = 0; t < 6; ++t) {
-        tables[t] = {targets[t / 2], directions[t % 2], family.dims, ratio, family.irregular,
-                     {blocks, objects, {}}};
+        tables[t] = {targets[t / 2], directions[t % 2], family.dims,
+                     ratio,          family.irregular,  {blocks, objects, {}}};
         tables[t].seconds.values.assign(blocks.size() * objects.size(), 0);
       }
       for (std::size_t r = 0; r < blocks.size(); ++r) {
@@ -143,7 +143,8 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
             // Two blocks is the most a grid object of this size can have: that row's value.
             const auto two = static_cast<std::size_t>(
                 std::find(blocks.begin(), blocks.end(), objects[c] / 2) - blocks.begin());
-            for (auto& t : tables) t.seconds.values[cell] = t.seconds.values[two * objects.size() + c];
+            for (auto& t : tables)
+              t.seconds.values[cell] = t.seconds.values[two * objects.size() + c];
             continue;
           }
           if (family.irregular && objects[c] / blocks[r] > kMaxIrregularBlocks) {

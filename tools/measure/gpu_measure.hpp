@@ -17,8 +17,7 @@ double measure_launch_sync(const RepeatLimits& limits);
 // Fills data.d2h and data.h2d over model::grid::transfer_bytes().
 void measure_copies(model::PerfData& data, const RepeatLimits& limits, const Advance& advance);
 // Appends every pack table to data.pack.
-void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
-                         const Advance& advance);
+void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits, const Advance& advance);
 
 // Progress weights of the phases above, in the units advance() receives.
 double copies_weight();

@@ -67,7 +67,8 @@ int print_file(const Options& o) {
     if (data.loggops.empty()) {
       std::cout << "no LogGOPS timings in this file (measure with --loggp)\n";
     } else {
-      std::cout << "\nLogGOPS fit per method (ping-pong: half a round trip)\n" << loggops_tables(data);
+      std::cout << "\nLogGOPS fit per method (ping-pong: half a round trip)\n"
+                << loggops_tables(data);
     }
   }
   return 0;
@@ -144,7 +145,8 @@ int measure_machine(const Options& o, int rank) {
             << ", " << measure::format_duration(progress.elapsed_seconds()) << ")\n"
             << measure::summarize(data);
   if (o.loggp) {
-    std::cout << "\nLogGOPS fit per method (ping-pong: half a round trip)\n" << loggops_tables(data);
+    std::cout << "\nLogGOPS fit per method (ping-pong: half a round trip)\n"
+              << loggops_tables(data);
   }
   return 0;
 }

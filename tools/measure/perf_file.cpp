@@ -1,11 +1,12 @@
 #include "measure/perf_file.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "model/cost_model.hpp"
 #include "model/perf_json.hpp"
@@ -17,7 +18,9 @@ void save_perf_file(const std::string& path, const model::PerfData& data) {
   const fs::path target(path);
   std::error_code ec;
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
-  if (ec) throw std::runtime_error("cannot create " + target.parent_path().string() + ": " + ec.message());
+  if (ec)
+    throw std::runtime_error("cannot create " + target.parent_path().string() + ": " +
+                             ec.message());
   const std::string temporary = path + ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(temporary, std::ios::trunc);

@@ -203,8 +203,10 @@ double loggops_weight(bool with_device) {
   return w * (with_device ? 4 : 3);
 }
 
-std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
-    bool with_device, std::int64_t block, const RepeatLimits& limits, const Advance& advance) {
+std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(bool with_device,
+                                                                         std::int64_t block,
+                                                                         const RepeatLimits& limits,
+                                                                         const Advance& advance) {
   const auto sizes = model::grid::object_bytes();
   const auto largest = static_cast<std::size_t>(sizes.back());
   Allocation pinned = Allocation::pinned(largest);

@@ -24,8 +24,10 @@ double pingpong_weight();
 // Per method ("host": pinned buffers, no packing; "oneshot", "staged", and "device" when
 // `with_device`): GPU objects of `block`-byte blocks at stride 2 x block, over
 // model::grid::object_bytes().
-std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(
-    bool with_device, std::int64_t block, const RepeatLimits& limits, const Advance& advance);
+std::map<std::string, std::vector<model::LogGopsSample>> measure_loggops(bool with_device,
+                                                                         std::int64_t block,
+                                                                         const RepeatLimits& limits,
+                                                                         const Advance& advance);
 double loggops_weight(bool with_device);
 
 }  // namespace strider::measure
