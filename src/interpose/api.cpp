@@ -92,8 +92,8 @@ STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int si
             (transfer::host_engine_serves(*p) ? "strider-cpu" : "system MPI") + "\n";
     text += std::string("engine for GPU buffers: ") +
             (!transfer::gpu_engine_serves(*p) ? "staged through host memory"
-             : p->form.strided()               ? "strider-gpu (strided kernel)"
-                                               : "strider-gpu (block-list kernel)") +
+             : p->form.strided()              ? "strider-gpu (strided kernel)"
+                                              : "strider-gpu (block-list kernel)") +
             "\n";
   }
   if (buffer != nullptr && size > 0) {

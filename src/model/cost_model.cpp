@@ -156,9 +156,9 @@ PerfData built_in_defaults() {
             for (double bytes : t.seconds.columns) {
               const double b = std::max(1.0, std::min(block, bytes / 2));
               const double kernel = device_pack(b, bytes, ratio);
-              const double moved = target == Method::Device   ? kernel
+              const double moved = target == Method::Device    ? kernel
                                    : target == Method::OneShot ? std::max(kernel, bytes / bus)
-                                                                  : kernel + bytes / bus;
+                                                               : kernel + bytes / bus;
               t.seconds.values.push_back(d.launch_sync + moved);
             }
           }

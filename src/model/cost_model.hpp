@@ -18,7 +18,6 @@
 
 namespace strider::model {
 
-
 struct MethodCost {
   bool available = false;
   double send_side = 0;  // pack (+ copy out of the GPU)

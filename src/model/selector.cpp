@@ -1,6 +1,5 @@
 #include "model/selector.hpp"
 
-
 #include "model/perf_json.hpp"
 
 namespace strider::model {
@@ -24,7 +23,10 @@ struct MemoKey {
 struct MemoHash {
   std::size_t operator()(const MemoKey& k) const {
     std::uint64_t h = 0x9e3779b97f4a7c15ull;
-    auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 0xff51afd7ed558ccdull; h ^= h >> 32; };
+    auto mix = [&h](std::uint64_t v) {
+      h = (h ^ v) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    };
     mix(static_cast<std::uint64_t>(k.shape.bytes));
     mix(static_cast<std::uint64_t>(k.shape.block));
     mix(static_cast<std::uint64_t>(k.shape.stride));
@@ -92,8 +94,7 @@ Prediction Selector::predict(const ObjectShape& shape, Placement placement, bool
   return model::predict(model().data, shape, placement, aware);
 }
 
-Method Selector::choose(const ObjectShape& shape, Placement placement, bool aware,
-                          bool receive) {
+Method Selector::choose(const ObjectShape& shape, Placement placement, bool aware, bool receive) {
   const MemoKey key{shape, placement, aware, receive};
   MemoSet& set = t_memo[MemoHash{}(key) & (kMemoSets - 1)];
   for (const MemoSlot& slot : set.ways) {

@@ -34,8 +34,7 @@ class Selector {
   Prediction predict(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware);
   // Memoized per thread in a fixed direct-mapped table (no lock, no allocation); a new
   // Selector starts a new memo.
-  Method choose(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware,
-                  bool receive);
+  Method choose(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware, bool receive);
 
  private:
   Loader loader_;

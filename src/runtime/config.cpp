@@ -139,6 +139,4 @@ const char* to_string(HostEngine engine) {
 
 }  // namespace strider::runtime
 
-namespace strider::runtime {
-
-}  // namespace strider::runtime
+namespace strider::runtime {}  // namespace strider::runtime

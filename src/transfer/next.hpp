@@ -17,8 +17,8 @@ Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
 }  // namespace strider::transfer
 
 // Inside an interposed MPI_X: the function to forward to.
-#define STRIDER_NEXT(name)                                                                \
-  ([]() {                                                                                 \
+#define STRIDER_NEXT(name)                                                               \
+  ([]() {                                                                                \
     static auto* const next = ::strider::transfer::resolve_next(#name, &name, &P##name); \
-    return next;                                                                          \
+    return next;                                                                         \
   }())

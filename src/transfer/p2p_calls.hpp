@@ -72,8 +72,7 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
 
 // Receives into a wire buffer with `receive(data, count, type, status)` and unpacks.
 template <class Receive>
-int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
-                     Receive receive) {
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive) {
   Incoming in;
   int rc = prepare_incoming(object, peer, false, in);
   if (rc != MPI_SUCCESS) return rc;
@@ -107,9 +106,10 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, status);
   }
-  return blocking_receive(object, {comm, source}, status, [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
-    return next(wire, n, t, source, tag, comm, st);
-  });
+  return blocking_receive(object, {comm, source}, status,
+                          [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
+                            return next(wire, n, t, source, tag, comm, st);
+                          });
 }
 
 // MPI_Irecv / MPI_Irecv_c.
@@ -121,9 +121,10 @@ int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int 
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
     return next(buf, count, type, source, tag, comm, request);
   }
-  return nonblocking_receive(object, {comm, source}, request, [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
-    return next(wire, n, t, source, tag, comm, r);
-  });
+  return nonblocking_receive(object, {comm, source}, request,
+                             [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
+                               return next(wire, n, t, source, tag, comm, r);
+                             });
 }
 
 // The peer of a matched message, for error reports and placement (the message handle hides
@@ -170,11 +171,10 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
              int recvtag, MPI_Comm comm, MPI_Status* status) {
   ProgressOrphans progress;
   Object send_object, recv_object;
-  const bool pack_send =
-      dest != MPI_PROC_NULL &&
-      p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
-  const bool pack_recv = source != MPI_PROC_NULL &&
-                         p2p_object(recvbuf, recvcount, recvtype, true, {comm, source}, recv_object);
+  const bool pack_send = dest != MPI_PROC_NULL &&
+                         p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
+  const bool pack_recv = source != MPI_PROC_NULL && p2p_object(recvbuf, recvcount, recvtype, true,
+                                                               {comm, source}, recv_object);
   if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
   if (!pack_recv) counters().recvs_forwarded++;
   if (!pack_send && !pack_recv) {
@@ -185,16 +185,15 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   Incoming in;
   int rc = MPI_SUCCESS;
   if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
-  if (pack_recv &&
-      (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
+  if (pack_recv && (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
     return rc;
   }
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   rc = next(pack_send ? out.wire.data() : sendbuf, pack_send ? Count{out.bytes} : sendcount,
             pack_send ? MPI_PACKED : sendtype, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
-            pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype, source,
-            recvtag, comm, st);
+            pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
+            source, recvtag, comm, st);
   release(out);
   if (!pack_recv) return rc;
   const int unpacked = complete_incoming(in, *st, rc);

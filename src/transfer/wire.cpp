@@ -20,7 +20,6 @@
 namespace strider::transfer {
 namespace {
 
-
 bool contiguous(const Object& o) {
   const plan::Plan& p = *o.plan;
   return p.supported && p.form.pieces.size() == 1 && p.form.pieces.front().dims.empty() &&
@@ -38,10 +37,10 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   const bool aware = transfer::mpi_cuda_aware();
   model::Method automatic = aware ? model::Method::Device : model::Method::OneShot;
   if (!requested && o.plan->supported) {
-    const model::Placement placement = aware ? transfer::peer_placement(peer.comm, peer.rank)
-                                             : model::Placement::SameNode;
+    const model::Placement placement =
+        aware ? transfer::peer_placement(peer.comm, peer.rank) : model::Placement::SameNode;
     automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
-                                               placement, aware, receive);
+                                              placement, aware, receive);
   }
   return transfer::choose_method(requested, aware, automatic);
 }
@@ -52,7 +51,8 @@ bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transfer::WireB
                  MPI_Comm comm, int& rc) {
   std::string error;
   const int device = std::max(0, o.view.info.device);
-  if (transfer::acquire_wire(transfer_method(m).wire_memory(), device, static_cast<std::size_t>(bytes), w, error)) {
+  if (transfer::acquire_wire(transfer_method(m).wire_memory(), device,
+                             static_cast<std::size_t>(bytes), w, error)) {
     return true;
   }
   if (m != Method::Host) {

@@ -28,8 +28,8 @@ TEST(Method, AutoTakesTheModelsChoiceButNeverHandsDeviceMemoryToAnUnawareMpi) {
 }
 
 TEST(Method, ParsesTheNamesItPrints) {
-  for (MethodRequest m :
-       {MethodRequest{}, MethodRequest{Method::Device}, MethodRequest{Method::OneShot}, MethodRequest{Method::Staged}}) {
+  for (MethodRequest m : {MethodRequest{}, MethodRequest{Method::Device},
+                          MethodRequest{Method::OneShot}, MethodRequest{Method::Staged}}) {
     MethodRequest parsed = MethodRequest{};
     ASSERT_TRUE(parse_method(model::to_string(m), parsed));
     EXPECT_EQ(parsed, m);

@@ -1,7 +1,5 @@
 // The cost model: hand-computed predictions on a small synthetic perf file, the choices they
 // imply, the tie-break order, and the built-in defaults' promise over a wide range of objects.
-#include "model/cost_model.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/cost_model.hpp"
 #include "model/grid.hpp"
 
 namespace strider::model {
@@ -23,8 +22,8 @@ constexpr double kMi = 1024.0 * 1024;
 
 ::testing::AssertionResult RelNear(double a, double b, double rel = 1e-12) {
   if (std::abs(a - b) <= rel * std::abs(b)) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << a << " vs " << b << " (relative error "
-                                       << std::abs(a - b) / std::abs(b) << ")";
+  return ::testing::AssertionFailure()
+         << a << " vs " << b << " (relative error " << std::abs(a - b) / std::abs(b) << ")";
 }
 
 ObjectShape Shape(std::int64_t bytes, std::int64_t block, std::int64_t stride, int dims) {
@@ -37,8 +36,8 @@ ObjectShape Shape(std::int64_t bytes, std::int64_t block, std::int64_t stride, i
 }
 
 std::string Describe(const ObjectShape& s) {
-  return "{bytes " + std::to_string(s.bytes) + ", block " + std::to_string(s.block) +
-         ", stride " + std::to_string(s.stride) + ", dims " + std::to_string(s.dims) + "}";
+  return "{bytes " + std::to_string(s.bytes) + ", block " + std::to_string(s.block) + ", stride " +
+         std::to_string(s.stride) + ", dims " + std::to_string(s.dims) + "}";
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,11 +214,11 @@ TEST(ModelCostModel, StagedTablesInterpolateInRatioAndUseTheirDims3Tables) {
   auto staged = [&](Direction direction, std::int64_t stride, int dims) {
     return pack_seconds(d, Method::Staged, direction, Shape(1024, 64, stride, dims));
   };
-  EXPECT_TRUE(RelNear(staged(Direction::Pack, 128, 2), 19e-6));      // ratio 2
-  EXPECT_TRUE(RelNear(staged(Direction::Pack, 256, 2), 38e-6));      // ratio 4: x2 of x4
-  EXPECT_TRUE(RelNear(staged(Direction::Pack, 512, 2), 76e-6));      // ratio 8
-  EXPECT_TRUE(RelNear(staged(Direction::Pack, 128, 3), 38e-6));      // dims 3: x2
-  EXPECT_TRUE(RelNear(staged(Direction::Unpack, 256, 3), 84e-6));    // 21 x2 x2
+  EXPECT_TRUE(RelNear(staged(Direction::Pack, 128, 2), 19e-6));        // ratio 2
+  EXPECT_TRUE(RelNear(staged(Direction::Pack, 256, 2), 38e-6));        // ratio 4: x2 of x4
+  EXPECT_TRUE(RelNear(staged(Direction::Pack, 512, 2), 76e-6));        // ratio 8
+  EXPECT_TRUE(RelNear(staged(Direction::Pack, 128, 3), 38e-6));        // dims 3: x2
+  EXPECT_TRUE(RelNear(staged(Direction::Unpack, 256, 3), 84e-6));      // 21 x2 x2
   EXPECT_TRUE(RelNear(staged(Direction::Unpack, 1 << 20, 2), 84e-6));  // clamped at ratio 8
 }
 
@@ -244,7 +243,8 @@ TEST(ModelCostModel, CudaAwareMpiAddsDeviceWhichWinsWhereItsSideIsCheapest) {
 TEST(ModelCostModel, LargeBlocksKeepOneShotWhenTheStagedTablesAreSlower) {
   // 1 Mi of 4 Ki blocks: mapped pack 150 us against staged pack 210 us; mapped unpack 130 us
   // against staged unpack 240 us.
-  const Prediction p = predict(Synthetic(), Shape(1 << 20, 4096, 8192, 2), Placement::SameNode, false);
+  const Prediction p =
+      predict(Synthetic(), Shape(1 << 20, 4096, 8192, 2), Placement::SameNode, false);
   EXPECT_TRUE(RelNear(p[kOneShot].send_side, 150e-6));
   EXPECT_TRUE(RelNear(p[kStaged].send_side, 210e-6));
   EXPECT_TRUE(RelNear(p[kOneShot].recv_side, 130e-6));
@@ -256,8 +256,8 @@ TEST(ModelCostModel, LargeBlocksKeepOneShotWhenTheStagedTablesAreSlower) {
 }
 
 TEST(ModelCostModel, ContiguousObjectsCostOneCopyForHostMethodsAndNothingForDevice) {
-  const Prediction p =
-      predict(SyntheticWithDeviceTransfers(), Shape(1024, 1024, 1024, 1), Placement::SameNode, true);
+  const Prediction p = predict(SyntheticWithDeviceTransfers(), Shape(1024, 1024, 1024, 1),
+                               Placement::SameNode, true);
   EXPECT_TRUE(RelNear(p[kOneShot].send_side, 12e-6));  // d2h at 1 Ki
   EXPECT_TRUE(RelNear(p[kStaged].send_side, 12e-6));
   EXPECT_TRUE(RelNear(p[kOneShot].recv_side, 15e-6));  // h2d at 1 Ki
@@ -269,8 +269,8 @@ TEST(ModelCostModel, ContiguousObjectsCostOneCopyForHostMethodsAndNothingForDevi
   EXPECT_EQ(choose(p, false), Method::Device);
   EXPECT_EQ(choose(p, true), Method::Device);
   // Not aware: one-shot and staged tie exactly, and the tie goes to one-shot.
-  const Prediction q =
-      predict(SyntheticWithDeviceTransfers(), Shape(1024, 1024, 1024, 1), Placement::SameNode, false);
+  const Prediction q = predict(SyntheticWithDeviceTransfers(), Shape(1024, 1024, 1024, 1),
+                               Placement::SameNode, false);
   EXPECT_EQ(q[kOneShot].send_side, q[kStaged].send_side);
   EXPECT_EQ(choose(q, false), Method::OneShot);
   EXPECT_EQ(choose(q, true), Method::OneShot);
@@ -315,8 +315,8 @@ TEST(ModelCostModel, BeyondTheLargestMeasuredSizeTimeScalesWithBytes) {
   EXPECT_TRUE(RelNear(p[kOneShot].transfer, 4 * 80e-6));
   EXPECT_TRUE(RelNear(p[kDevice].transfer, 4 * 20e-6));
   // Contiguous: the copies scale alike.
-  const Prediction c = predict(Synthetic(), Shape(16 << 20, 16 << 20, 16 << 20, 1),
-                               Placement::Remote, false);
+  const Prediction c =
+      predict(Synthetic(), Shape(16 << 20, 16 << 20, 16 << 20, 1), Placement::Remote, false);
   EXPECT_TRUE(RelNear(c[kOneShot].send_side, 16 * 100e-6));
   EXPECT_TRUE(RelNear(c[kOneShot].recv_side, 16 * 120e-6));
   EXPECT_TRUE(RelNear(c[kOneShot].transfer, 16 * 150e-6));
@@ -381,19 +381,19 @@ TEST(ModelCostModel, WithoutDims3TablesThreeDimensionalShapesUseTheOthers) {
   PerfData d = Synthetic();
   std::erase_if(d.pack, [](const PackTable& p) { return p.dims == 3; });
   EXPECT_EQ(validate(d), "");
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 40e-6));
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 19e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 40e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 19e-6));
   // Only one family without dims-3 tables: the others keep using theirs.
   d = Synthetic();
   std::erase_if(d.pack, [](const PackTable& p) {
     return p.dims == 3 && p.target == Method::Staged && p.direction == Direction::Unpack;
   });
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::Staged, Direction::Unpack, Shape(1024, 64, 128, 3)), 21e-6));
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 38e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::Staged, Direction::Unpack, Shape(1024, 64, 128, 3)), 21e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 128, 3)), 38e-6));
 }
 
 // Adds a ratio-32 staged pack table of dims 2: three times the ratio-8 one (12 x the ratio-2
@@ -416,18 +416,18 @@ TEST(ModelCostModel, WithThreeRatiosTheTwoBracketingTablesAreInterpolated) {
     auto staged = [&](std::int64_t stride) {
       return pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, stride, 2));
     };
-    EXPECT_TRUE(RelNear(staged(64), 19e-6)) << at_front;    // ratio 1: the lowest table
-    EXPECT_TRUE(RelNear(staged(128), 19e-6)) << at_front;   // ratio 2
+    EXPECT_TRUE(RelNear(staged(64), 19e-6)) << at_front;   // ratio 1: the lowest table
+    EXPECT_TRUE(RelNear(staged(128), 19e-6)) << at_front;  // ratio 2
     // Ratio 4: between 2 and 8 (sqrt(19 * 76) = 38), not between 2 and 32 (19 * 12^(1/4)).
     EXPECT_TRUE(RelNear(staged(256), 38e-6)) << at_front;
-    EXPECT_TRUE(RelNear(staged(512), 76e-6)) << at_front;   // ratio 8 exactly
+    EXPECT_TRUE(RelNear(staged(512), 76e-6)) << at_front;  // ratio 8 exactly
     // Ratio 16: between 8 and 32, sqrt(76 * 228) us.
     EXPECT_TRUE(RelNear(staged(1024), std::sqrt(76e-6 * 228e-6))) << at_front;
     EXPECT_TRUE(RelNear(staged(2048), 228e-6)) << at_front;     // ratio 32
     EXPECT_TRUE(RelNear(staged(1 << 20), 228e-6)) << at_front;  // beyond: the highest table
     // Dims 3 has no ratio-32 table: still its own two (19 x 2 x 4 = 152 us at ratio 8), clamped.
-    EXPECT_TRUE(RelNear(
-        pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 1024, 3)), 152e-6))
+    EXPECT_TRUE(
+        RelNear(pack_seconds(d, Method::Staged, Direction::Pack, Shape(1024, 64, 1024, 3)), 152e-6))
         << at_front;
     // Other families are untouched by the extra table.
     EXPECT_TRUE(RelNear(
@@ -451,10 +451,10 @@ TEST(ModelCostModel, PackTablesInAnyOrderGiveTheSameTimes) {
   // change answers.
   PerfData d = Synthetic();
   std::reverse(d.pack.begin(), d.pack.end());
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 256, 2)), 80e-6));
-  EXPECT_TRUE(RelNear(
-      pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 80e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 256, 2)), 80e-6));
+  EXPECT_TRUE(
+      RelNear(pack_seconds(d, Method::OneShot, Direction::Pack, Shape(1024, 64, 128, 3)), 80e-6));
 }
 
 TEST(ModelCostModel, TransferSecondsLooksUpThePlacementAndTheBufferKind) {
@@ -475,8 +475,8 @@ TEST(ModelCostModel, TransferSecondsFallsBackToTheOnePlacementMeasured) {
   PerfData d = Synthetic();
   d.transfers.erase(Placement::SameNode);
   EXPECT_TRUE(RelNear(transfer_seconds(d, Placement::SameNode, false, 1024), 5e-6));
-  EXPECT_TRUE(RelNear(predict(d, Shape(1024, 1, 2, 2), Placement::SameNode, false)[kOneShot].transfer,
-                      5e-6));
+  EXPECT_TRUE(RelNear(
+      predict(d, Shape(1024, 1, 2, 2), Placement::SameNode, false)[kOneShot].transfer, 5e-6));
 }
 
 TEST(ModelCostModel, RemotePlacementUsesTheRemoteTransfers) {
@@ -560,12 +560,11 @@ TEST(ModelDefaults, AreAValidCompleteBuiltInPerfData) {
   EXPECT_EQ(d.pack.size(), 3u * 2u * per_family);
   for (Method target : {Method::Device, Method::OneShot, Method::Staged}) {
     for (Direction direction : {Direction::Pack, Direction::Unpack}) {
-      EXPECT_EQ(static_cast<std::size_t>(std::count_if(
-                    d.pack.begin(), d.pack.end(),
-                    [&](const PackTable& p) {
-                      return p.target == target && p.direction == direction;
-                    })),
-                per_family)
+      EXPECT_EQ(
+          static_cast<std::size_t>(std::count_if(
+              d.pack.begin(), d.pack.end(),
+              [&](const PackTable& p) { return p.target == target && p.direction == direction; })),
+          per_family)
           << static_cast<int>(target) << " " << static_cast<int>(direction);
     }
   }
@@ -654,8 +653,8 @@ TEST(ModelDefaults, StagedExceedsMappedAndMappedExceedsDeviceAtEveryGridPoint) {
           << "dims " << staged.dims << " ratio " << staged.stride_ratio << " cell " << i;
     }
   }
-  EXPECT_EQ(staged_tables, 2 * static_cast<int>(grid::shape_dims().size() *
-                                                 grid::stride_ratios().size()));
+  EXPECT_EQ(staged_tables,
+            2 * static_cast<int>(grid::shape_dims().size() * grid::stride_ratios().size()));
 }
 
 // A random object: contiguous, 2D, 3D or irregular, 1 byte to 64 GiB, blocks from one byte to
@@ -722,7 +721,8 @@ TEST(ModelDefaults, TinyStridedObjectsChooseOneShotOnACudaUnawareMpi) {
   const PerfData d = built_in_defaults();
   for (std::int64_t bytes = 1; bytes < 64; ++bytes) {
     for (std::int64_t block : {std::int64_t{1}, std::max<std::int64_t>(1, bytes / 2)}) {
-      const Prediction p = predict(d, Shape(bytes, block, 2 * block, 2), Placement::SameNode, false);
+      const Prediction p =
+          predict(d, Shape(bytes, block, 2 * block, 2), Placement::SameNode, false);
       EXPECT_EQ(choose(p, false), Method::OneShot)
           << "bytes " << bytes << " block " << block << ": one-shot " << p[kOneShot].send_side
           << " staged " << p[kStaged].send_side;
@@ -736,11 +736,16 @@ TEST(ModelDefaults, TinyStridedObjectsChooseOneShotOnACudaUnawareMpi) {
 TEST(ModelDefaults, ChooseTheDocumentedMethodsAtTheEdgesOfTheRange) {
   const PerfData d = built_in_defaults();
   const ObjectShape edges[] = {
-      Shape(1, 1, 1, 1),           Shape(1, 1, 2, 2),
-      Shape(2, 1, 2, 2),           Shape(64, 1, 1, 2),
-      Shape(1LL << 36, 1, 2, 2),   Shape(1LL << 36, 1LL << 35, 1LL << 36, 2),
-      Shape(1LL << 36, 4096, 8192, 3), Shape(1LL << 36, 1LL << 36, 1LL << 36, 1),
-      Shape(0, 0, 0, 1),           Shape(100, 7, 1 << 30, 3),
+      Shape(1, 1, 1, 1),
+      Shape(1, 1, 2, 2),
+      Shape(2, 1, 2, 2),
+      Shape(64, 1, 1, 2),
+      Shape(1LL << 36, 1, 2, 2),
+      Shape(1LL << 36, 1LL << 35, 1LL << 36, 2),
+      Shape(1LL << 36, 4096, 8192, 3),
+      Shape(1LL << 36, 1LL << 36, 1LL << 36, 1),
+      Shape(0, 0, 0, 1),
+      Shape(100, 7, 1 << 30, 3),
   };
   for (const ObjectShape& s : edges) {
     for (Placement placement : {Placement::SameNode, Placement::Remote}) {

@@ -1,7 +1,5 @@
 // The runtime side of the model: which perf file is used (and why not), the one-time load and
 // warning, and the per-thread memo of choices.
-#include "model/selector.hpp"
-
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -18,6 +16,7 @@
 #include <vector>
 
 #include "model/perf_json.hpp"
+#include "model/selector.hpp"
 
 namespace strider::model {
 namespace {
@@ -62,8 +61,8 @@ class ModelLoadModel : public ::testing::Test {
     EXPECT_EQ(m.data.launch_sync, built_in_defaults().launch_sync);
     EXPECT_EQ(m.source, "built-in defaults");
     EXPECT_FALSE(m.warning.empty());
-    EXPECT_TRUE(Mentions(m.warning, why)) << "warning '" << m.warning << "' should mention '"
-                                          << why << "'";
+    EXPECT_TRUE(Mentions(m.warning, why))
+        << "warning '" << m.warning << "' should mention '" << why << "'";
   }
   fs::path dir_;
 };
@@ -234,9 +233,9 @@ TEST(ModelSelector, MemoKeysTellShapesApart) {
     EXPECT_EQ(selector.choose(Shape(1 << 20, 64, 128, 2), Placement::SameNode, false, false),
               Method::OneShot);
     // Contiguous: nothing to pack, one-shot.
-    EXPECT_EQ(selector.choose(Shape(1 << 20, 1 << 20, 1 << 20, 1), Placement::SameNode, false,
-                              false),
-              Method::OneShot);
+    EXPECT_EQ(
+        selector.choose(Shape(1 << 20, 1 << 20, 1 << 20, 1), Placement::SameNode, false, false),
+        Method::OneShot);
   }
 }
 
@@ -349,8 +348,8 @@ TEST(ModelSelector, ManyThreadsLoadOnceWarnOnceAndAgree) {
         const Placement placement = (i % 3) != 0 ? Placement::SameNode : Placement::Remote;
         const bool aware = (i % 5) < 2;
         const Method got = (t % 2 == 0 && i % 7 == 0)
-                                 ? choose(selector.predict(s, placement, aware), receive)
-                                 : selector.choose(s, placement, aware, receive);
+                               ? choose(selector.predict(s, placement, aware), receive)
+                               : selector.choose(s, placement, aware, receive);
         if (got != choose(predict(data, s, placement, aware), receive)) ++wrong;
       }
     });
@@ -365,7 +364,8 @@ TEST(ModelSelector, ManyThreadsLoadOnceWarnOnceAndAgree) {
 TEST(ModelSelector, NoWarningWhenTheLoaderHasNone) {
   int warnings = 0;
   Selector selector(LoaderOf(Varied()), [&](const std::string&) { ++warnings; });
-  for (int i = 0; i < 50; ++i) selector.choose(Shape(64 * (i + 1), 1, 2, 2), Placement::SameNode, false, false);
+  for (int i = 0; i < 50; ++i)
+    selector.choose(Shape(64 * (i + 1), 1, 2, 2), Placement::SameNode, false, false);
   selector.predict(Shape(64, 1, 2, 2), Placement::Remote, true);
   EXPECT_EQ(warnings, 0);
 }

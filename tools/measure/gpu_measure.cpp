@@ -117,8 +117,7 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
   fill_random(user.data(), user.size(), 2);
   fill_random(packed_device.data(), largest_object, 3);
 
-  const std::array<Method, 3> targets{Method::Device, Method::OneShot,
-                                          Method::Staged};
+  const std::array<Method, 3> targets{Method::Device, Method::OneShot, Method::Staged};
   const std::array<Direction, 2> directions{Direction::Pack, Direction::Unpack};
   struct Family {
     int dims;
@@ -173,7 +172,7 @@ void measure_pack_tables(model::PerfData& data, const RepeatLimits& limits,
                 tables[t].target == Method::Device
                     ? wire_view(model::Method::Device, packed_device)
                     : wire_view(tables[t].target == Method::OneShot ? model::Method::OneShot
-                                                                       : model::Method::Staged,
+                                                                    : model::Method::Staged,
                                 packed_mapped);
             const bool is_pack = tables[t].direction == Direction::Pack;
             tables[t].seconds.values[cell] = repeat_median(
