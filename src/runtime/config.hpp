@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@ enum class HostEngine { On, Off, Auto };
 // lets the request machinery be tested without a GPU).
 enum class HostP2P { Forward, Pack };
 enum class Tristate { Unset, No, Yes };
+// A setting's forced value, or nothing when it is unset (the caller decides).
+inline std::optional<bool> forced(Tristate t) {
+  if (t == Tristate::Unset) return std::nullopt;
+  return t == Tristate::Yes;
+}
 
 struct Config {
   bool disabled = false;                          // STRIDER_DISABLE

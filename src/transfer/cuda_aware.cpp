@@ -9,14 +9,7 @@ namespace strider::transfer {
 namespace {
 
 bool ask() {
-  switch (runtime::config().mpi_cuda_aware) {
-    case runtime::Tristate::Yes:
-      return true;
-    case runtime::Tristate::No:
-      return false;
-    case runtime::Tristate::Unset:
-      break;
-  }
+  if (const auto forced = runtime::forced(runtime::config().mpi_cuda_aware)) return *forced;
   // Open MPI (mpi-ext.h) and MPICH both name it so; absent elsewhere.
   using Query = int (*)();
   auto query = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support"));

@@ -18,17 +18,7 @@ bool mpich() {
 }  // namespace
 
 bool wire_receives_bounded() {
-  static const bool bounded = [] {
-    switch (runtime::config().wire_bound) {
-      case runtime::Tristate::Yes:
-        return true;
-      case runtime::Tristate::No:
-        return false;
-      case runtime::Tristate::Unset:
-        break;
-    }
-    return !mpich();
-  }();
+  static const bool bounded = runtime::forced(runtime::config().wire_bound).value_or(!mpich());
   return bounded;
 }
 

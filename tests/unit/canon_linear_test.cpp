@@ -9,6 +9,7 @@
 
 #include "canon/canonicalize.hpp"
 #include "canon/passes.hpp"
+#include "form_offsets.hpp"
 #include "ir/constructors.hpp"
 #include "ir/typemap.hpp"
 #include "random_tree.hpp"
@@ -19,19 +20,6 @@ namespace {
 using ir::Node;
 
 constexpr std::uint64_t kSeed = 20261124;
-
-// The form's bytes, rebuilt as an IR tree (pieces listed, the list repeated) and enumerated.
-std::vector<std::int64_t> form_offsets(const canon::CanonicalForm& form) {
-  std::vector<Node> items;
-  for (const canon::StridedBlock& sb : form.pieces) {
-    Node n = Node::dense(sb.offset, sb.block);
-    for (const canon::Dim& d : sb.dims) n = Node::stream(0, d.count, d.stride, std::move(n));
-    items.push_back(std::move(n));
-  }
-  Node all = Node::list(std::move(items));
-  for (const canon::Dim& d : form.repeat) all = Node::stream(0, d.count, d.stride, std::move(all));
-  return ir::byte_offsets(all);
-}
 
 // The reference order: every pass over the whole tree, repeated until none changes it.
 Node sweeps(Node n) {
@@ -63,7 +51,7 @@ TEST(CanonicalizeLinear, AgreesWithTheWholeTreeSweepsOnTheTypemap) {
     ASSERT_EQ(canon::canonicalize(canonical), canonical) << ir::to_string(original);
     const auto form = canon::lower(canonical);
     ASSERT_TRUE(form.has_value());
-    ASSERT_EQ(form_offsets(*form), expected) << ir::to_string(canonical);
+    ASSERT_EQ(testing::form_offsets(*form), expected) << ir::to_string(canonical);
   }
 }
 
@@ -121,7 +109,7 @@ TEST(CanonicalizeLinear, LongListsKeepTheTypemap) {
     expect_fixed_point(canonical);
     const auto form = canon::lower(canonical);
     ASSERT_TRUE(form.has_value());
-    ASSERT_EQ(form_offsets(*form), expected) << n << " items";
+    ASSERT_EQ(testing::form_offsets(*form), expected) << n << " items";
     if (n <= 10000) ASSERT_EQ(ir::byte_offsets(sweeps(original)), expected) << n << " items";
   }
 }
@@ -184,7 +172,7 @@ TEST(CanonicalizeLinear, LongRunsCollapse) {
   const std::int64_t run_count = (n + 255) / 256;
   EXPECT_EQ(canon::canonicalize(broken).children.size(), static_cast<std::size_t>(run_count));
   EXPECT_EQ(runs->pieces.size(), static_cast<std::size_t>((run_count + 1) / 2));
-  EXPECT_EQ(form_offsets(*runs), ir::byte_offsets(broken));
+  EXPECT_EQ(testing::form_offsets(*runs), ir::byte_offsets(broken));
 }
 
 TEST(CanonicalizeLinear, StructOfTwoLongHindexed) {
@@ -209,7 +197,7 @@ TEST(CanonicalizeLinear, StructOfTwoLongHindexed) {
   ASSERT_EQ(ir::byte_offsets(sweeps(s)), expected);
   const auto form = canon::lower(canonical);
   ASSERT_TRUE(form.has_value());
-  EXPECT_EQ(form_offsets(*form), expected);
+  EXPECT_EQ(testing::form_offsets(*form), expected);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "canon/canonicalize.hpp"
 #include "canon/passes.hpp"
+#include "form_offsets.hpp"
 #include "ir/constructors.hpp"
 #include "ir/typemap.hpp"
 #include "random_tree.hpp"
@@ -14,19 +15,6 @@ namespace strider {
 namespace {
 
 using ir::Node;
-
-// The form's bytes, rebuilt as an IR tree (pieces listed, the list repeated) and enumerated.
-std::vector<std::int64_t> piece_offsets(const canon::CanonicalForm& form) {
-  std::vector<Node> items;
-  for (const canon::StridedBlock& sb : form.pieces) {
-    Node n = Node::dense(sb.offset, sb.block);
-    for (const canon::Dim& d : sb.dims) n = Node::stream(0, d.count, d.stride, std::move(n));
-    items.push_back(std::move(n));
-  }
-  Node all = Node::list(std::move(items));
-  for (const canon::Dim& d : form.repeat) all = Node::stream(0, d.count, d.stride, std::move(all));
-  return ir::byte_offsets(all);
-}
 
 constexpr std::uint64_t kSeed = 20261121;
 constexpr int kTrees = 20000;
@@ -57,7 +45,7 @@ TEST(Canonicalize, FixedPointPreservesTypemapAndIsIdempotent) {
     ASSERT_EQ(ir::packed_size(canonical), ir::packed_size(original));
     auto form = canon::lower(canonical);
     ASSERT_TRUE(form.has_value());
-    ASSERT_EQ(piece_offsets(*form), expected) << ir::to_string(canonical);
+    ASSERT_EQ(testing::form_offsets(*form), expected) << ir::to_string(canonical);
     ASSERT_EQ(form->size, static_cast<std::int64_t>(expected.size()));
     for (std::size_t i = 1; i < form->pieces.size(); ++i) {
       canon::StridedBlock run = form->pieces[i - 1];
