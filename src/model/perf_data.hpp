@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "canon/direction.hpp"
 #include "model/log_table.hpp"
 #include "model/loggops.hpp"
 #include "model/method.hpp"
@@ -42,7 +43,7 @@ std::string identity_mismatch(const MachineIdentity& file, const MachineIdentity
 //   Staged:  pinned host memory through GPU scratch and one DMA copy.
 // Staged is measured, not composed from a kernel and a copy: the launches and the
 // synchronization of the pair cost what they cost on this machine.
-enum class Direction { Pack, Unpack };
+using canon::Direction;
 
 // Pack or unpack time of strided objects of one family: rows are block lengths (bytes),
 // columns packed object sizes (bytes). Cells whose block exceeds half the object hold the time

@@ -6,11 +6,12 @@
 
 #include <cstddef>
 
+#include "canon/direction.hpp"
 #include "engine/cuda/launch_plan.hpp"
 
 namespace strider::engine::cuda {
 
-enum class Direction { Pack, Unpack };
+using canon::Direction;
 
 // How a kernel tells the host it has finished, without the driver: each block fences its writes
 // system-wide and counts itself in `blocks` (device memory, 0 between launches); the last one
