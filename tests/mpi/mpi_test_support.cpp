@@ -87,4 +87,14 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
   }
 }
 
+bool waitall_error_hangs() {
+#ifdef OPEN_MPI
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  return level == MPI_THREAD_MULTIPLE;
+#else
+  return false;
+#endif
+}
+
 }  // namespace strider::testing

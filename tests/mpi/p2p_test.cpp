@@ -1393,19 +1393,6 @@ TEST_F(P2p, PartialElement) {
 
 // ---- errors ------------------------------------------------------------------------------
 
-// Open MPI 4.1 hangs in MPI_Waitall when a request in it fails (here: truncation) and the
-// thread level is MPI_THREAD_MULTIPLE, as the tests' main() asks; MPI_THREAD_SINGLE is fine, and
-// so are Testall, Waitany and Waitsome. The Waitall case is skipped there.
-bool waitall_error_hangs() {
-#ifdef OPEN_MPI
-  int level = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&level);
-  return level == MPI_THREAD_MULTIPLE;
-#else
-  return false;
-#endif
-}
-
 // Open MPI 4.1 (vader) writes a truncated rendezvous message (past ~4 KiB) whole into a
 // contiguous receive buffer, past its end. A packed receive is contiguous (Strider's wire
 // buffer), so there every truncated message stays below that size.

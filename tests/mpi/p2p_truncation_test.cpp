@@ -80,18 +80,6 @@ bool mpi_itself_overruns(const RecvKind& kind, std::size_t message) {
 #endif
 }
 
-// Open MPI 4.1 hangs in MPI_Waitall on a failed request under MPI_THREAD_MULTIPLE (see
-// p2p_test.cpp); the tests' main() takes MPI_THREAD_SINGLE with STRIDER_TEST_THREAD=single.
-bool waitall_error_hangs() {
-#ifdef OPEN_MPI
-  int level = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&level);
-  return level == MPI_THREAD_MULTIPLE;
-#else
-  return false;
-#endif
-}
-
 class Truncation : public ::testing::Test {
  protected:
   void SetUp() override {
