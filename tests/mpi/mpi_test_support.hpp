@@ -49,4 +49,8 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
 // the Waitall case where this is true.
 bool waitall_error_hangs();
 
+// Completes `n` requests with MPI_Waitall (`wait`), or MPI_Testall until all are done or it
+// fails; the MPI's return code.
+int complete_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses);
+
 }  // namespace strider::testing

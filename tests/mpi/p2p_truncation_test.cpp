@@ -200,12 +200,7 @@ class Truncation : public ::testing::Test {
       }
       EXPECT_TRUE(reported) << what;
     } else {
-      if (way == kWaitall) {
-        rc = MPI_Waitall(2, reqs, sts);
-      } else {
-        int flag = 0;
-        while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(2, reqs, &flag, sts);
-      }
+      rc = complete_all(way == kWaitall, 2, reqs, sts);
       EXPECT_EQ(rc, MPI_ERR_IN_STATUS) << what;
       EXPECT_EQ(error_class(sts[0].MPI_ERROR), MPI_ERR_TRUNCATE) << what;
       if (sts[1].MPI_ERROR == MPI_ERR_PENDING) {
