@@ -41,18 +41,10 @@ bool visible_on(const runtime::BufferView& b, int device) {
   return b.device_visible;
 }
 
-bool signals(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
-             Direction direction, int device) {
-  if (direction == Direction::Pack && !visible_on(packed, device)) return false;
-  // The same test enqueue_transfer makes (the addresses change only the word size).
-  const auto shape = strided_shape(layout.form, layout.extent, count, 0, 0);
-  return !(shape && shape->block.dims.empty() &&
-           shape->block.block > Policy::kSignalledCopyMaxBytes);
-}
-
 cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte* user,
                              std::byte* packed, Direction direction, const Queue& queue,
-                             const Policy& policy) {
+                             const Policy& policy, bool* signalled) {
+  if (signalled) *signalled = false;
   const auto user_addr = reinterpret_cast<std::uintptr_t>(user);
   const auto packed_addr = reinterpret_cast<std::uintptr_t>(packed);
   if (auto shape = strided_shape(layout.form, layout.extent, count, user_addr, packed_addr,
@@ -65,6 +57,7 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
                  ? cudaMemcpyAsync(packed, object, bytes, cudaMemcpyDefault, queue.stream)
                  : cudaMemcpyAsync(object, packed, bytes, cudaMemcpyDefault, queue.stream);
     }
+    if (signalled) *signalled = queue.done.flag != nullptr;
     return launch_strided(*shape, !fits_32bit(*shape), user, packed, direction, queue.stream,
                           queue.multiprocessors, queue.done);
   }
@@ -74,17 +67,19 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
   const bool wide = !fits_32bit(layout.form, *list);
   const void* table = nullptr;
   if (const cudaError_t rc = list_table_on(layout, queue, list->word, wide, &table)) return rc;
+  if (signalled) *signalled = queue.done.flag != nullptr;
   return launch_list(*list, table, static_cast<int>(layout.form.pieces.size()), wide, user, packed,
                      direction, queue.stream, queue.multiprocessors, ListKernel::Auto, queue.done);
 }
 
 cudaError_t pack_async(const Layout& layout, std::int64_t count, const runtime::BufferView& user,
                        const runtime::BufferView& packed, const Queue& queue, Scratch scratch,
-                       const Policy& policy) {
+                       const Policy& policy, bool* signalled) {
   if (visible_on(packed, queue.device)) {
     return enqueue_transfer(layout, count, user.device, packed.device, Direction::Pack, queue,
-                            policy);
+                            policy, signalled);
   }
+  if (signalled) *signalled = false;
   const auto bytes = static_cast<std::size_t>(count * layout.form.size);
   if (scratch.bytes < bytes) return cudaErrorInvalidValue;
   Queue unsignalled = queue;  // the copy after the kernel is the call's last operation
@@ -98,10 +93,11 @@ cudaError_t pack_async(const Layout& layout, std::int64_t count, const runtime::
 
 cudaError_t unpack_async(const Layout& layout, std::int64_t count,
                          const runtime::BufferView& packed, const runtime::BufferView& user,
-                         const Queue& queue, Scratch scratch, const Policy& policy) {
+                         const Queue& queue, Scratch scratch, const Policy& policy,
+                         bool* signalled) {
   if (visible_on(packed, queue.device)) {
     return enqueue_transfer(layout, count, user.device, packed.device, Direction::Unpack, queue,
-                            policy);
+                            policy, signalled);
   }
   const auto bytes = static_cast<std::size_t>(count * layout.form.size);
   if (scratch.bytes < bytes) return cudaErrorInvalidValue;
@@ -110,7 +106,7 @@ cudaError_t unpack_async(const Layout& layout, std::int64_t count,
     return rc;
   }
   return enqueue_transfer(layout, count, user.device, scratch.data, Direction::Unpack, queue,
-                          policy);
+                          policy, signalled);
 }
 
 }  // namespace strider::engine::cuda

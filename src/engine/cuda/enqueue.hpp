@@ -22,7 +22,8 @@ struct Scratch {
 };
 
 // The GPU a call runs on, its stream, and its size (for grid shapes). `done`, when set, is
-// signalled by the call's kernel if that kernel is the call's last operation (see *_signals).
+// signalled by the call's kernel if that kernel is the call's last operation: each call below
+// says so through its optional `signalled` (false when it ends in a copy).
 struct Queue {
   int device = 0;  // must be the current device
   cudaStream_t stream = nullptr;
@@ -36,23 +37,19 @@ struct Queue {
 // queued; cudaErrorInvalidValue: the scratch is too small.
 cudaError_t pack_async(const Layout& layout, std::int64_t count, const runtime::BufferView& user,
                        const runtime::BufferView& packed, const Queue& queue, Scratch scratch,
-                       const Policy& policy);
+                       const Policy& policy, bool* signalled = nullptr);
 // The reverse: from `packed` into `user` (visible to the queue's kernels).
 cudaError_t unpack_async(const Layout& layout, std::int64_t count,
                          const runtime::BufferView& packed, const runtime::BufferView& user,
-                         const Queue& queue, Scratch scratch, const Policy& policy);
+                         const Queue& queue, Scratch scratch, const Policy& policy,
+                         bool* signalled = nullptr);
 
-// Whether a call signals `queue.done` (its last operation is a kernel): not a contiguous object
-// over Policy::kSignalledCopyMaxBytes (one copy), nor a pack through scratch and a copy.
-bool signals(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
-             Direction direction, int device);
-
-// Queues the kernels between two device-visible buffers (a contiguous object without a signal
-// to give is one copy instead). The block list's table is uploaded on first use per device
-// (once per type).
+// Queues the kernels between two device-visible buffers (a contiguous object is one copy
+// instead when there is no signal to give or it is over Policy::kSignalledCopyMaxBytes). The
+// block list's table is uploaded on first use per device (once per type).
 cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte* user,
                              std::byte* packed, Direction direction, const Queue& queue,
-                             const Policy& policy);
+                             const Policy& policy, bool* signalled = nullptr);
 
 // Whether the kernels of `device` reach the buffer (device memory of another GPU is reached by
 // copies instead).

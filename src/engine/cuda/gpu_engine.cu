@@ -87,8 +87,8 @@ Queue queue_of(DeviceContext& ctx) {
 }
 
 // Waits for the call queued on `q`: on its kernel's signal where it gives one, else the event.
-cudaError_t wait_for(DeviceContext& ctx, const Queue& q, bool signals) {
-  return signals && q.done.flag != nullptr ? ctx.wait_signal(q.done.seq) : ctx.wait();
+cudaError_t wait_for(DeviceContext& ctx, const Queue& q, bool signalled) {
+  return signalled ? ctx.wait_signal(q.done.seq) : ctx.wait();
 }
 
 }  // namespace
@@ -118,9 +118,9 @@ Outcome pack(const Layout& layout, std::int64_t count, const BufferView& user,
       return Outcome::Fallback;
     }
     const Queue q = queue_of(ctx);
-    cudaError_t rc = pack_async(layout, count, user, packed, q, scratch, policy);
-    if (rc == cudaSuccess)
-      rc = wait_for(ctx, q, signals(layout, count, packed, Direction::Pack, ctx.device()));
+    bool signalled = false;
+    cudaError_t rc = pack_async(layout, count, user, packed, q, scratch, policy, &signalled);
+    if (rc == cudaSuccess) rc = wait_for(ctx, q, signalled);
     return outcome_of(rc, "GPU pack", error);
   });
 }
@@ -146,9 +146,9 @@ Outcome unpack(const Layout& layout, std::int64_t count, const BufferView& packe
       return Outcome::Fallback;
     }
     const Queue q = queue_of(ctx);
-    cudaError_t rc = unpack_async(layout, count, packed, user, q, scratch, policy);
-    if (rc == cudaSuccess)
-      rc = wait_for(ctx, q, signals(layout, count, packed, Direction::Unpack, ctx.device()));
+    bool signalled = false;
+    cudaError_t rc = unpack_async(layout, count, packed, user, q, scratch, policy, &signalled);
+    if (rc == cudaSuccess) rc = wait_for(ctx, q, signalled);
     return outcome_of(rc, "GPU unpack", error);
   });
 }
