@@ -97,7 +97,7 @@ bool waitall_error_hangs() {
 #endif
 }
 
-int complete_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses) {
+int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses) {
   if (wait) return MPI_Waitall(n, requests, statuses);
   int flag = 0, rc = MPI_SUCCESS;
   while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(n, requests, &flag, statuses);

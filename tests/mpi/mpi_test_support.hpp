@@ -51,6 +51,6 @@ bool waitall_error_hangs();
 
 // Completes `n` requests with MPI_Waitall (`wait`), or MPI_Testall until all are done or it
 // fails; the MPI's return code.
-int complete_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses);
+int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses);
 
 }  // namespace strider::testing

@@ -1504,7 +1504,7 @@ TEST_F(P2p, TruncationIsReported) {
           MPI_Status fitting{};
           bool reported = false;
           if (way == kWaitall || way == kTestall) {
-            rc = complete_all(way == kWaitall, 2, reqs, sts);
+            rc = wait_or_test_all(way == kWaitall, 2, reqs, sts);
             EXPECT_EQ(rc, MPI_ERR_IN_STATUS) << what;
             EXPECT_EQ(error_class(sts[0].MPI_ERROR), MPI_ERR_TRUNCATE) << what;
             reported = error_class(sts[0].MPI_ERROR) == MPI_ERR_TRUNCATE;

@@ -200,7 +200,7 @@ class Truncation : public ::testing::Test {
       }
       EXPECT_TRUE(reported) << what;
     } else {
-      rc = complete_all(way == kWaitall, 2, reqs, sts);
+      rc = wait_or_test_all(way == kWaitall, 2, reqs, sts);
       EXPECT_EQ(rc, MPI_ERR_IN_STATUS) << what;
       EXPECT_EQ(error_class(sts[0].MPI_ERROR), MPI_ERR_TRUNCATE) << what;
       if (sts[1].MPI_ERROR == MPI_ERR_PENDING) {
