@@ -98,9 +98,10 @@ Config parse_config(const Getenv& getenv) {
       {"0", Tristate::No},    {"1", Tristate::Yes},  {"no", Tristate::No},
       {"yes", Tristate::Yes}, {"off", Tristate::No}, {"on", Tristate::Yes}};
   parse_choice(getenv, "STRIDER_MPI_CUDA_AWARE", kTristate, c.mpi_cuda_aware, c.problems);
-  static const std::pair<std::string_view, HostP2P> kHostP2P[] = {{"forward", HostP2P::Forward},
-                                                                  {"pack", HostP2P::Pack}};
-  parse_choice(getenv, "STRIDER_P2P_HOST", kHostP2P, c.host_p2p, c.problems);
+  static const std::pair<std::string_view, HostPath> kHostPath[] = {{"forward", HostPath::Forward},
+                                                                  {"pack", HostPath::Pack}};
+  parse_choice(getenv, "STRIDER_P2P_HOST", kHostPath, c.host_p2p, c.problems);
+  parse_choice(getenv, "STRIDER_COLL_HOST", kHostPath, c.host_collectives, c.problems);
   parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);
   parse_choice(getenv, "STRIDER_WIRE_BOUND", kTristate, c.wire_bound, c.problems);
   return c;

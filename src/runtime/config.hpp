@@ -13,9 +13,9 @@ namespace strider::runtime {
 
 enum class LogLevel { Error = 0, Warn = 1, Info = 2, Debug = 3 };
 enum class HostEngine { On, Off, Auto };
-// Host buffers in point-to-point: straight to the MPI, or through Strider's packed path (which
-// lets the request machinery be tested without a GPU).
-enum class HostP2P { Forward, Pack };
+// Host buffers in point-to-point or collectives: straight to the MPI, or through Strider's
+// packed path (which lets the GPU path's logic be tested without a GPU).
+enum class HostPath { Forward, Pack };
 enum class Tristate { Unset, No, Yes };
 // A setting's forced value, or nothing when it is unset (the caller decides).
 inline std::optional<bool> forced(Tristate t) {
@@ -31,7 +31,8 @@ struct Config {
   int gpu_max_word = 16;                          // STRIDER_GPU_MAX_WORD (tuning and benchmarks)
   model::MethodRequest method;                    // STRIDER_METHOD (nothing: auto)
   Tristate mpi_cuda_aware = Tristate::Unset;      // STRIDER_MPI_CUDA_AWARE (unset: ask the MPI)
-  HostP2P host_p2p = HostP2P::Forward;            // STRIDER_P2P_HOST
+  HostPath host_p2p = HostPath::Forward;          // STRIDER_P2P_HOST
+  HostPath host_collectives = HostPath::Forward;  // STRIDER_COLL_HOST
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
   Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)

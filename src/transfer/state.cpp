@@ -4,6 +4,7 @@
 
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "transfer/collective/wire_types.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/placement.hpp"
 
@@ -83,6 +84,7 @@ void on_init() {
 
 void on_finalize() {
   plans().clear();
+  collective::free_wire_types();
   std::lock_guard lock(g_keyval_mutex);
   if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&g_keyval);
   g_keyval = MPI_KEYVAL_INVALID;

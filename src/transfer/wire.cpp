@@ -133,7 +133,7 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
   if (cfg.disabled || count <= 0) return false;
   // Classified as one element when the count does not fit an int.
   if (!view_object(buffer, count > INT_MAX ? 1 : static_cast<int>(count), type, out)) return false;
-  if (!out.gpu && cfg.host_p2p == runtime::HostP2P::Forward) return false;
+  if (!out.gpu && cfg.host_p2p == runtime::HostPath::Forward) return false;
   // A message past INT_MAX elements or packed bytes cannot be described as MPI_PACKED with an
   // int count: a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
   if (count > INT_MAX || out.bytes() > INT_MAX) {

@@ -45,15 +45,18 @@ TEST(Config, PointToPointVariables) {
   const Config defaults = parse({});
   EXPECT_EQ(defaults.method, std::nullopt);
   EXPECT_EQ(defaults.mpi_cuda_aware, Tristate::Unset);
-  EXPECT_EQ(defaults.host_p2p, HostP2P::Forward);
+  EXPECT_EQ(defaults.host_p2p, HostPath::Forward);
+  EXPECT_EQ(defaults.host_collectives, HostPath::Forward);
   EXPECT_EQ(defaults.pool_bytes, std::size_t{1} << 30);
   const Config c = parse({{"STRIDER_METHOD", "oneshot"},
                           {"STRIDER_MPI_CUDA_AWARE", "0"},
                           {"STRIDER_P2P_HOST", "pack"},
+                          {"STRIDER_COLL_HOST", "pack"},
                           {"STRIDER_POOL_BYTES", "256M"}});
   EXPECT_EQ(c.method, model::Method::OneShot);
   EXPECT_EQ(c.mpi_cuda_aware, Tristate::No);
-  EXPECT_EQ(c.host_p2p, HostP2P::Pack);
+  EXPECT_EQ(c.host_p2p, HostPath::Pack);
+  EXPECT_EQ(c.host_collectives, HostPath::Pack);
   EXPECT_EQ(c.pool_bytes, std::size_t{256} << 20);
   EXPECT_TRUE(c.problems.empty());
 }

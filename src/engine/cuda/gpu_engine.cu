@@ -165,4 +165,18 @@ bool copy(void* dst, const void* src, std::size_t bytes, std::string& error) {
 
 bool available() { return true; }
 
+// TEMPORARY
+Outcome pack_batch(const BatchItem*, std::size_t, const runtime::BufferView&, std::int64_t,
+                   const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+Outcome unpack_batch(const runtime::BufferView&, std::int64_t, const BatchItem*, std::size_t,
+                     const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
+                    std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+
 }  // namespace strider::engine::cuda

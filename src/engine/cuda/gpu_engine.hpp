@@ -33,6 +33,23 @@ Outcome pack(const Layout& layout, std::int64_t count, const runtime::BufferView
 Outcome unpack(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
                const runtime::BufferView& user, const Policy& policy, std::string& error);
 
+// One object of a batched pack or unpack (TEMPORARY until the batch kernel lands).
+struct BatchItem {
+  const canon::CanonicalForm* form = nullptr;
+  std::int64_t extent = 0;
+  const TypeState* state = nullptr;
+  std::int64_t count = 0;
+  runtime::BufferView user;
+  std::int64_t packed_offset = 0;
+};
+Outcome pack_batch(const BatchItem* items, std::size_t n, const runtime::BufferView& packed,
+                   std::int64_t packed_bytes, const Policy& policy, std::string& error);
+Outcome unpack_batch(const runtime::BufferView& packed, std::int64_t packed_bytes,
+                     const BatchItem* items, std::size_t n, const Policy& policy, std::string& error);
+Outcome copy_layout(const Layout& from, std::int64_t count_from,
+                    const runtime::BufferView& from_view, const Layout& to, std::int64_t count_to,
+                    const runtime::BufferView& to_view, const Policy& policy, std::string& error);
+
 // Synchronous copy between any two memories; false with `error` on failure.
 bool copy(void* dst, const void* src, std::size_t bytes, std::string& error);
 

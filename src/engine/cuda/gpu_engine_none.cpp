@@ -22,4 +22,18 @@ bool copy(void*, const void*, std::size_t, std::string& error) {
 
 bool available() { return false; }
 
+// TEMPORARY
+Outcome pack_batch(const BatchItem*, std::size_t, const runtime::BufferView&, std::int64_t,
+                   const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+Outcome unpack_batch(const runtime::BufferView&, std::int64_t, const BatchItem*, std::size_t,
+                     const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
+                    std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+
 }  // namespace strider::engine::cuda

@@ -1,0 +1,195 @@
+// Alltoall, Alltoallv, Alltoallw: a piece per peer on each side. With MPI_IN_PLACE the send
+// pieces are the receive pieces; the wires are never in place, so the MPI sees an ordinary call.
+#include <climits>
+
+#include "transfer/collective/call.hpp"
+#include "transfer/collective/collectives.hpp"
+#include "transfer/collective/specs.hpp"
+#include "transfer/next.hpp"
+
+namespace strider::transfer::collective {
+namespace {
+
+// Describes both sides; false to forward. `send_specs` are ignored in place.
+bool describe_sides(Call& call, const void* sbuf, void* rbuf,
+                    const std::vector<PieceSpec>& send_specs,
+                    const std::vector<PieceSpec>& recv_specs) {
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  if (!call.recv.describe(rbuf, recv_specs)) return false;
+  if (!call.send.describe(in_place ? rbuf : sbuf, in_place ? recv_specs : send_specs)) {
+    return false;
+  }
+  // In place, both sides are one buffer: converted together.
+  return call.send.converted() || call.recv.converted();
+}
+
+// The own piece: nothing to move in place, else copied directly (intracommunicators only: the
+// pieces of an intercommunicator are the remote group's).
+void own_piece(Call& call, const Group& g, bool in_place) {
+  if (g.inter) return;
+  if (in_place) {
+    call.send.pieces()[g.rank].skip = true;
+    call.recv.pieces()[g.rank].skip = true;
+    return;
+  }
+  copy_own_piece(call, g.rank, g.rank);
+}
+
+}  // namespace
+
+int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+             MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ialltoall)(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                                 request)
+                   : STRIDER_NEXT(MPI_Alltoall)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
+  std::vector<PieceSpec> send_specs, recv_specs;
+  if (!uniform_specs(g.size, rcount, rtype, recv_specs)) return forward();
+  if (!in_place && !uniform_specs(g.size, scount, stype, send_specs)) return forward();
+  auto call = std::make_unique<Call>(comm);
+  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
+  own_piece(*call, g, in_place);
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = in_place ? uniform_args(c.send, rbuf, rcount, rtype)
+                               : uniform_args(c.send, sbuf, scount, stype);
+    const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
+    return r ? STRIDER_NEXT(MPI_Ialltoall)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
+                                           comm, r)
+             : STRIDER_NEXT(MPI_Alltoall)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
+                                          comm);
+  });
+}
+
+namespace {
+
+// The -v and -w forms' arguments of one side: the application's, or the wire's.
+struct VArgs {
+  const void* buffer;
+  const int* counts;
+  const int* displs;
+  MPI_Datatype type;
+};
+
+int v_args(Call& call, Side& side, WireArgs& wire, const void* buffer, const int* counts,
+           const int* displs, MPI_Datatype type, VArgs& out) {
+  if (!side.converted()) {
+    out = {buffer, counts, displs, type};
+    return MPI_SUCCESS;
+  }
+  if (const int rc = wire_args(call, side, false, wire)) return rc;
+  // One type for every piece: the first non-empty piece's (all share the application's type).
+  MPI_Datatype t = MPI_BYTE;
+  for (std::size_t i = 0; i < wire.types.size(); ++i) {
+    if (wire.counts[i] > 0) {
+      t = wire.types[i];
+      break;
+    }
+  }
+  out = {wire.buffer, wire.counts.data(), wire.displacements.data(), t};
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+              void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+              MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ialltoallv)(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                                  rdispls, rtype, comm, request)
+                   : STRIDER_NEXT(MPI_Alltoallv)(sbuf, scounts, sdispls, stype, rbuf, rcounts,
+                                                 rdispls, rtype, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
+  std::vector<PieceSpec> send_specs, recv_specs;
+  if (!varying_specs(g.size, rcounts, rdispls, rtype, recv_specs)) return forward();
+  if (!in_place && !varying_specs(g.size, scounts, sdispls, stype, send_specs)) return forward();
+  auto call = std::make_unique<Call>(comm);
+  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
+  own_piece(*call, g, in_place);
+  Call& c = *call;
+  VArgs s{}, d{};
+  if (const int rc = in_place ? v_args(c, c.send, c.send_args, rbuf, rcounts, rdispls, rtype, s)
+                              : v_args(c, c.send, c.send_args, sbuf, scounts, sdispls, stype, s)) {
+    return rc;
+  }
+  if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, rdispls, rtype, d)) return rc;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    // The wires' buffers exist once start() has run.
+    if (c.send.converted()) s.buffer = c.send.wire();
+    if (c.recv.converted()) d.buffer = c.recv.wire();
+    return r ? STRIDER_NEXT(MPI_Ialltoallv)(s.buffer, s.counts, s.displs, s.type,
+                                            const_cast<void*>(d.buffer), d.counts, d.displs, d.type,
+                                            comm, r)
+             : STRIDER_NEXT(MPI_Alltoallv)(s.buffer, s.counts, s.displs, s.type,
+                                           const_cast<void*>(d.buffer), d.counts, d.displs, d.type,
+                                           comm);
+  });
+}
+
+int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
+              const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
+              const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ialltoallw)(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+                                                  rdispls, rtypes, comm, request)
+                   : STRIDER_NEXT(MPI_Alltoallw)(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
+                                                 rdispls, rtypes, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  if (in_place && g.inter) return forward();
+  if (negative(g.size, rcounts) || (!in_place && negative(g.size, scounts))) return forward();
+  std::vector<PieceSpec> send_specs, recv_specs;
+  typed_specs(g.size, rcounts, rdispls, rtypes, recv_specs);
+  if (!in_place) typed_specs(g.size, scounts, sdispls, stypes, send_specs);
+  auto call = std::make_unique<Call>(comm);
+  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
+  own_piece(*call, g, in_place);
+  Call& c = *call;
+  // The wire's byte displacements as ints (the -w forms of MPI-3 take int displacements).
+  std::vector<int> send_displs, recv_displs;
+  const auto w_args = [&](Side& side, WireArgs& wire, std::vector<int>& displs) {
+    if (const int rc = wire_args(c, side, true, wire)) return rc;
+    displs.resize(wire.byte_displacements.size());
+    for (std::size_t i = 0; i < displs.size(); ++i) {
+      if (wire.byte_displacements[i] > INT_MAX) {
+        PMPI_Comm_call_errhandler(comm, MPI_ERR_COUNT);
+        return MPI_ERR_COUNT;
+      }
+      displs[i] = static_cast<int>(wire.byte_displacements[i]);
+    }
+    return MPI_SUCCESS;
+  };
+  if (c.send.converted()) {
+    if (const int rc = w_args(c.send, c.send_args, c.send_args.displacements)) return rc;
+  }
+  if (c.recv.converted()) {
+    if (const int rc = w_args(c.recv, c.recv_args, c.recv_args.displacements)) return rc;
+  }
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const bool sw = c.send.converted(), rw = c.recv.converted();
+    const void* s = sw ? c.send.wire() : (in_place ? MPI_IN_PLACE : sbuf);
+    const int* sc = sw ? c.send_args.counts.data() : scounts;
+    const int* sd = sw ? c.send_args.displacements.data() : sdispls;
+    const MPI_Datatype* st = sw ? c.send_args.types.data() : stypes;
+    void* d = rw ? c.recv.wire() : rbuf;
+    const int* rc_ = rw ? c.recv_args.counts.data() : rcounts;
+    const int* rd = rw ? c.recv_args.displacements.data() : rdispls;
+    const MPI_Datatype* rt = rw ? c.recv_args.types.data() : rtypes;
+    return r ? STRIDER_NEXT(MPI_Ialltoallw)(s, sc, sd, st, d, rc_, rd, rt, comm, r)
+             : STRIDER_NEXT(MPI_Alltoallw)(s, sc, sd, st, d, rc_, rd, rt, comm);
+  });
+}
+
+}  // namespace strider::transfer::collective

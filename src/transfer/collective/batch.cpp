@@ -1,0 +1,104 @@
+#include "transfer/collective/batch.hpp"
+
+#include <string>
+#include <vector>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
+
+namespace strider::transfer::collective {
+namespace {
+
+runtime::BufferView shifted(runtime::BufferView v, std::int64_t bytes) {
+  v.host += bytes;
+  if (v.device) v.device += bytes;
+  return v;
+}
+
+bool batchable(const Piece& p) {
+  return !p.skip && p.bytes() > 0 && p.object.gpu && gpu_engine_serves(*p.object.plan);
+}
+
+// The pieces the engine's batch takes, and whether any is left for one-by-one handling.
+std::vector<engine::cuda::BatchItem> batch_items(const std::vector<Piece>& pieces, bool& rest) {
+  std::vector<engine::cuda::BatchItem> items;
+  rest = false;
+  for (const Piece& p : pieces) {
+    if (p.skip || p.bytes() == 0) continue;
+    if (!batchable(p)) {
+      rest = true;
+      continue;
+    }
+    const plan::Plan& plan = *p.object.plan;
+    items.push_back(
+        {&plan.form, plan.bounds.extent, &plan.gpu, p.object.count, p.object.view, p.offset});
+  }
+  return items;
+}
+
+std::int64_t wire_bytes(const std::vector<Piece>& pieces) {
+  std::int64_t end = 0;
+  for (const Piece& p : pieces) end = std::max(end, p.offset + p.bytes());
+  return end;
+}
+
+}  // namespace
+
+int pack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm) {
+  bool rest = false;
+  const auto items = batch_items(pieces, rest);
+  auto outcome = engine::cuda::Outcome::Done;
+  std::string error;
+  if (!items.empty()) {
+    outcome = engine::cuda::pack_batch(items.data(), items.size(), wire, wire_bytes(pieces), gpu_policy(), error);
+    if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
+    if (outcome == engine::cuda::Outcome::Done) counters().packs_gpu += items.size();
+  }
+  for (const Piece& p : pieces) {
+    if (p.skip || p.bytes() == 0) continue;
+    if (batchable(p) && outcome == engine::cuda::Outcome::Done) continue;
+    const runtime::BufferView at = shifted(wire, p.offset);
+    if (const int rc = pack_object(p.object, at.host, at, HostPacking::Strider, comm)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm) {
+  bool rest = false;
+  const auto items = batch_items(pieces, rest);
+  auto outcome = engine::cuda::Outcome::Done;
+  std::string error;
+  if (!items.empty()) {
+    outcome = engine::cuda::unpack_batch(wire, wire_bytes(pieces), items.data(), items.size(), gpu_policy(), error);
+    if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
+    if (outcome == engine::cuda::Outcome::Done) counters().unpacks_gpu += items.size();
+  }
+  for (const Piece& p : pieces) {
+    if (p.skip || p.bytes() == 0) continue;
+    if (batchable(p) && outcome == engine::cuda::Outcome::Done) continue;
+    const runtime::BufferView at = shifted(wire, p.offset);
+    if (const int rc = unpack_object(p.object, at.host, at, HostPacking::Strider, comm)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int copy_piece(const Object& from, const Object& to, MPI_Comm comm) {
+  if (from.gpu && to.gpu && gpu_engine_serves(*from.plan) && gpu_engine_serves(*to.plan)) {
+    std::string error;
+    const auto outcome =
+        engine::cuda::copy_layout(from.plan->gpu_layout(), from.count, from.view,
+                                  to.plan->gpu_layout(), to.count, to.view, gpu_policy(), error);
+    if (outcome == engine::cuda::Outcome::Done) return MPI_SUCCESS;
+    if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU copy", error);
+  }
+  // Through the packed bytes in host memory.
+  std::vector<std::byte> packed(static_cast<std::size_t>(from.bytes()));
+  runtime::BufferView view;
+  view.host = packed.data();
+  if (const int rc = pack_object(from, packed.data(), view, HostPacking::Strider, comm)) return rc;
+  return unpack_object(to, packed.data(), view, HostPacking::Strider, comm);
+}
+
+}  // namespace strider::transfer::collective

@@ -1,0 +1,341 @@
+// Allgather(v), Gather(v), Scatter(v), Bcast: one side is a single piece (this rank's
+// contribution or share), the other a piece per peer where the standard makes it significant.
+// A side the standard ignores on this rank is described empty and passed to the MPI as given.
+#include <climits>
+
+#include "transfer/collective/call.hpp"
+#include "transfer/collective/collectives.hpp"
+#include "transfer/collective/roles.hpp"
+#include "transfer/collective/specs.hpp"
+#include "transfer/next.hpp"
+
+namespace strider::transfer::collective {
+namespace {
+
+// A -v side's wire arguments (one wire type for all pieces); the application's when the side
+// is not converted.
+struct VArgs {
+  void* buffer;
+  const int* counts;
+  const int* displs;
+  MPI_Datatype type;
+};
+int v_args(Call& call, Side& side, WireArgs& wire, void* buffer, const int* counts,
+           const int* displs, MPI_Datatype type, VArgs& out) {
+  if (!side.converted()) {
+    out = {buffer, counts, displs, type};
+    return MPI_SUCCESS;
+  }
+  if (const int rc = wire_args(call, side, false, wire)) return rc;
+  MPI_Datatype t = MPI_BYTE;
+  for (std::size_t i = 0; i < wire.types.size(); ++i) {
+    if (wire.counts[i] > 0) {
+      t = wire.types[i];
+      break;
+    }
+  }
+  out = {nullptr, wire.counts.data(), wire.displacements.data(), t};
+  return MPI_SUCCESS;
+}
+
+void* wire_or(Side& side, const void* buffer) {
+  return side.converted() ? side.wire() : const_cast<void*>(buffer);
+}
+
+// The send side of an allgather: this rank's piece, from the receive buffer in place.
+bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MPI_Datatype stype,
+                    void* rbuf, const PieceSpec& own) {
+  std::vector<PieceSpec> specs;
+  if (sbuf == MPI_IN_PLACE) {
+    if (g.inter) return false;
+    specs.assign(1, own);
+    return call.send.describe(rbuf, specs);
+  }
+  return single_spec(scount, stype, 0, specs) && call.send.describe(sbuf, specs);
+}
+
+}  // namespace
+
+int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+              MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iallgather)(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                                  request)
+                   : STRIDER_NEXT(MPI_Allgather)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  std::vector<PieceSpec> recv_specs;
+  if (!uniform_specs(g.size, rcount, rtype, recv_specs)) return forward();
+  auto call = std::make_unique<Call>(comm);
+  if (!call->recv.describe(rbuf, recv_specs)) return forward();
+  const PieceSpec own = g.inter ? PieceSpec{} : recv_specs[g.rank];
+  if (!allgather_send(*call, g, sbuf, scount, stype, rbuf, own)) return forward();
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!g.inter) {
+    if (in_place) {
+      call->recv.pieces()[g.rank].skip = true;  // already in place
+    } else {
+      copy_own_piece(*call, 0, g.rank, false);
+    }
+  }
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
+    const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
+    return r ? STRIDER_NEXT(MPI_Iallgather)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
+                                            comm, r)
+             : STRIDER_NEXT(MPI_Allgather)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
+                                           comm);
+  });
+}
+
+int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+               const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iallgatherv)(sbuf, scount, stype, rbuf, rcounts, displs,
+                                                   rtype, comm, request)
+                   : STRIDER_NEXT(MPI_Allgatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                                  comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  std::vector<PieceSpec> recv_specs;
+  if (!varying_specs(g.size, rcounts, displs, rtype, recv_specs)) return forward();
+  auto call = std::make_unique<Call>(comm);
+  if (!call->recv.describe(rbuf, recv_specs)) return forward();
+  const PieceSpec own = g.inter ? PieceSpec{} : recv_specs[g.rank];
+  if (!allgather_send(*call, g, sbuf, scount, stype, rbuf, own)) return forward();
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!g.inter) {
+    if (in_place) {
+      call->recv.pieces()[g.rank].skip = true;
+    } else {
+      copy_own_piece(*call, 0, g.rank, false);
+    }
+  }
+  Call& c = *call;
+  VArgs d{};
+  if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, displs, rtype, d)) return rc;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = in_place && !c.send.converted() ? Uniform{MPI_IN_PLACE, scount, stype}
+                                                      : uniform_args(c.send, sbuf, scount, stype);
+    void* dbuf = wire_or(c.recv, rbuf);
+    return r ? STRIDER_NEXT(MPI_Iallgatherv)(s.buffer, s.count, s.type, dbuf, d.counts, d.displs,
+                                             d.type, comm, r)
+             : STRIDER_NEXT(MPI_Allgatherv)(s.buffer, s.count, s.type, dbuf, d.counts, d.displs,
+                                            d.type, comm);
+  });
+}
+
+int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+           MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Igather)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
+                                               request)
+                   : STRIDER_NEXT(MPI_Gather)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  std::vector<PieceSpec> specs;
+  // Sends: every rank but an intercommunicator's root, unless in place at the root.
+  const bool sends = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
+  if (sends && !(single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) {
+    return forward();
+  }
+  if (role == Role::Root) {
+    if (!uniform_specs(g.size, rcount, rtype, specs) || !call->recv.describe(rbuf, specs)) {
+      return forward();
+    }
+    if (!g.inter) {
+      if (in_place) {
+        call->recv.pieces()[g.rank].skip = true;
+      } else {
+        copy_own_piece(*call, 0, g.rank);
+      }
+    }
+  }
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
+    const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
+    return r ? STRIDER_NEXT(MPI_Igather)(s.buffer, s.count, s.type, d.buffer, d.count, d.type, root,
+                                         comm, r)
+             : STRIDER_NEXT(MPI_Gather)(s.buffer, s.count, s.type, d.buffer, d.count, d.type, root,
+                                        comm);
+  });
+}
+
+int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+            const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Igatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                                root, comm, request)
+                   : STRIDER_NEXT(MPI_Gatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                               root, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  std::vector<PieceSpec> specs;
+  const bool sends = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
+  if (sends && !(single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) {
+    return forward();
+  }
+  if (role == Role::Root) {
+    if (!varying_specs(g.size, rcounts, displs, rtype, specs) ||
+        !call->recv.describe(rbuf, specs)) {
+      return forward();
+    }
+    if (!g.inter) {
+      if (in_place) {
+        call->recv.pieces()[g.rank].skip = true;
+      } else {
+        copy_own_piece(*call, 0, g.rank);
+      }
+    }
+  }
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  Call& c = *call;
+  VArgs d{rbuf, rcounts, displs, rtype};
+  if (role == Role::Root) {
+    if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, displs, rtype, d)) return rc;
+  }
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
+    void* dbuf = wire_or(c.recv, rbuf);
+    return r ? STRIDER_NEXT(MPI_Igatherv)(s.buffer, s.count, s.type, dbuf, d.counts, d.displs,
+                                          d.type, root, comm, r)
+             : STRIDER_NEXT(MPI_Gatherv)(s.buffer, s.count, s.type, dbuf, d.counts, d.displs,
+                                         d.type, root, comm);
+  });
+}
+
+int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+            MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request
+               ? STRIDER_NEXT(MPI_Iscatter)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
+                                            request)
+               : STRIDER_NEXT(MPI_Scatter)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  const bool in_place = rbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  std::vector<PieceSpec> specs;
+  const bool receives = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
+  if (receives && !(single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) {
+    return forward();
+  }
+  if (role == Role::Root) {
+    if (!uniform_specs(g.size, scount, stype, specs) || !call->send.describe(sbuf, specs)) {
+      return forward();
+    }
+    if (!g.inter) {
+      if (in_place) {
+        call->send.pieces()[g.rank].skip = true;
+      } else {
+        copy_own_piece(*call, g.rank, 0);
+      }
+    }
+  }
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
+    const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
+    return r ? STRIDER_NEXT(MPI_Iscatter)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
+                                          root, comm, r)
+             : STRIDER_NEXT(MPI_Scatter)(s.buffer, s.count, s.type, d.buffer, d.count, d.type, root,
+                                         comm);
+  });
+}
+
+int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+             void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
+             MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iscatterv)(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
+                                                 root, comm, request)
+                   : STRIDER_NEXT(MPI_Scatterv)(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
+                                                root, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  const bool in_place = rbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  std::vector<PieceSpec> specs;
+  const bool receives = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
+  if (receives && !(single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) {
+    return forward();
+  }
+  if (role == Role::Root) {
+    if (!varying_specs(g.size, scounts, displs, stype, specs) ||
+        !call->send.describe(sbuf, specs)) {
+      return forward();
+    }
+    if (!g.inter) {
+      if (in_place) {
+        call->send.pieces()[g.rank].skip = true;
+      } else {
+        copy_own_piece(*call, g.rank, 0);
+      }
+    }
+  }
+  if (!call->send.converted() && !call->recv.converted()) return forward();
+  Call& c = *call;
+  VArgs s{const_cast<void*>(sbuf), scounts, displs, stype};
+  if (role == Role::Root) {
+    if (const int rc =
+            v_args(c, c.send, c.send_args, const_cast<void*>(sbuf), scounts, displs, stype, s)) {
+      return rc;
+    }
+  }
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    void* sb = wire_or(c.send, sbuf);
+    const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
+    return r ? STRIDER_NEXT(MPI_Iscatterv)(sb, s.counts, s.displs, s.type, d.buffer, d.count,
+                                           d.type, root, comm, r)
+             : STRIDER_NEXT(MPI_Scatterv)(sb, s.counts, s.displs, s.type, d.buffer, d.count, d.type,
+                                          root, comm);
+  });
+}
+
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ibcast)(buf, count, type, root, comm, request)
+                   : STRIDER_NEXT(MPI_Bcast)(buf, count, type, root, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  auto call = std::make_unique<Call>(comm);
+  std::vector<PieceSpec> specs;
+  if (!single_spec(count, type, 0, specs)) return forward();
+  Side& side = role == Role::Root ? call->send : call->recv;
+  if (!side.describe(buf, specs) || !side.converted()) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    const Uniform u = uniform_args(role == Role::Root ? c.send : c.recv, buf, count, type);
+    return r ? STRIDER_NEXT(MPI_Ibcast)(u.buffer, u.count, u.type, root, comm, r)
+             : STRIDER_NEXT(MPI_Bcast)(u.buffer, u.count, u.type, root, comm);
+  });
+}
+
+}  // namespace strider::transfer::collective

@@ -1,0 +1,197 @@
+// Reductions: the MPI's own operation on host mirrors of the GPU buffers (mirror.hpp), with
+// the application's type and op. Each buffer is mirrored with the elements the standard says
+// it holds on this rank, an input loaded before the call and an output stored after.
+#include <numeric>
+
+#include "transfer/collective/call.hpp"
+#include "transfer/collective/collectives.hpp"
+#include "transfer/collective/roles.hpp"
+#include "transfer/collective/specs.hpp"
+#include "transfer/next.hpp"
+#include "transfer/staged.hpp"
+
+namespace strider::transfer::collective {
+namespace {
+
+// The reduction's two buffers, each mirrored if Strider moves it.
+struct Buffers {
+  const void* send;
+  void* recv;
+  int send_mirror = -1, recv_mirror = -1;  // indices into call.mirrors
+  const void* send_arg(const Call& c) const {
+    return send_mirror >= 0 ? c.mirrors[send_mirror].origin() : send;
+  }
+  void* recv_arg(const Call& c) const {
+    return recv_mirror >= 0 ? c.mirrors[recv_mirror].origin() : recv;
+  }
+};
+
+// Mirrors `buffer` if Strider moves it; returns its mirror's index or -1.
+int mirror(Call& call, const void* buffer, int count, MPI_Datatype type, bool input, bool output) {
+  Mirror m;
+  if (!m.describe(buffer, count, type, input, output)) return -1;
+  call.mirrors.push_back(std::move(m));
+  return static_cast<int>(call.mirrors.size()) - 1;
+}
+
+// `send_count`/`recv_count`: elements the buffers hold on this rank (-1: not significant).
+// In place, the receive buffer is also the input.
+// `load_recv`: the receive buffer's contents must survive where the MPI leaves it undefined.
+bool mirror_both(Call& call, Buffers& b, int send_count, int recv_count, MPI_Datatype type,
+                 bool load_recv = false) {
+  const bool in_place = b.send == MPI_IN_PLACE;
+  if (send_count >= 0 && !in_place) {
+    b.send_mirror = mirror(call, b.send, send_count, type, true, false);
+  }
+  if (recv_count >= 0) {
+    b.recv_mirror = mirror(call, b.recv, recv_count, type, in_place || load_recv, true);
+  }
+  return !call.mirrors.empty();
+}
+
+// An intercommunicator's reduce-scatter and scan are left to the MPI with host buffers only.
+int not_served(MPI_Comm comm, const char* what) {
+  return report_error(comm, what, "GPU buffers on an intercommunicator are not served");
+}
+
+}  // namespace
+
+int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+           MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ireduce)(sbuf, rbuf, count, type, op, root, comm, request)
+                   : STRIDER_NEXT(MPI_Reduce)(sbuf, rbuf, count, type, op, root, comm);
+  };
+  Group g;
+  if (strider_off() || count < 0 || !group_of(comm, g)) return forward();
+  const Role role = role_of(g, root);
+  if (role == Role::Idle) return forward();
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  const int send_count = g.inter && role == Role::Root ? -1 : count;
+  const int recv_count = role == Role::Root ? count : -1;
+  if (!mirror_both(*call, b, send_count, recv_count, type)) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Ireduce)(b.send_arg(c), b.recv_arg(c), count, type, op, root, comm,
+                                         r)
+             : STRIDER_NEXT(MPI_Reduce)(b.send_arg(c), b.recv_arg(c), count, type, op, root, comm);
+  });
+}
+
+int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iallreduce)(sbuf, rbuf, count, type, op, comm, request)
+                   : STRIDER_NEXT(MPI_Allreduce)(sbuf, rbuf, count, type, op, comm);
+  };
+  Group g;
+  if (strider_off() || count < 0 || !group_of(comm, g)) return forward();
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, count, count, type)) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Iallreduce)(b.send_arg(c), b.recv_arg(c), count, type, op, comm, r)
+             : STRIDER_NEXT(MPI_Allreduce)(b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ireduce_scatter)(sbuf, rbuf, rcounts, type, op, comm, request)
+                   : STRIDER_NEXT(MPI_Reduce_scatter)(sbuf, rbuf, rcounts, type, op, comm);
+  };
+  Group g;
+  if (strider_off() || !group_of(comm, g)) return forward();
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  if (negative(size, rcounts)) return forward();
+  const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
+  if (total > INT_MAX) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, static_cast<int>(total),
+                   in_place ? static_cast<int>(total) : rcounts[g.rank], type)) {
+    return forward();
+  }
+  if (g.inter) return not_served(comm, "MPI_Reduce_scatter");
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Ireduce_scatter)(b.send_arg(c), b.recv_arg(c), rcounts, type, op,
+                                                 comm, r)
+             : STRIDER_NEXT(MPI_Reduce_scatter)(b.send_arg(c), b.recv_arg(c), rcounts, type, op,
+                                                comm);
+  });
+}
+
+int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Ireduce_scatter_block)(sbuf, rbuf, rcount, type, op, comm,
+                                                             request)
+                   : STRIDER_NEXT(MPI_Reduce_scatter_block)(sbuf, rbuf, rcount, type, op, comm);
+  };
+  Group g;
+  if (strider_off() || rcount < 0 || !group_of(comm, g)) return forward();
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  const long long total = static_cast<long long>(rcount) * size;
+  if (total > INT_MAX) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, static_cast<int>(total), in_place ? static_cast<int>(total) : rcount,
+                   type)) {
+    return forward();
+  }
+  if (g.inter) return not_served(comm, "MPI_Reduce_scatter_block");
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Ireduce_scatter_block)(b.send_arg(c), b.recv_arg(c), rcount, type,
+                                                       op, comm, r)
+             : STRIDER_NEXT(MPI_Reduce_scatter_block)(b.send_arg(c), b.recv_arg(c), rcount, type,
+                                                      op, comm);
+  });
+}
+
+int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+         MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iscan)(sbuf, rbuf, count, type, op, comm, request)
+                   : STRIDER_NEXT(MPI_Scan)(sbuf, rbuf, count, type, op, comm);
+  };
+  Group g;
+  if (strider_off() || count < 0 || !group_of(comm, g) || g.inter) return forward();
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, count, count, type)) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Iscan)(b.send_arg(c), b.recv_arg(c), count, type, op, comm, r)
+             : STRIDER_NEXT(MPI_Scan)(b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+           MPI_Request* request) {
+  const auto forward = [&] {
+    return request ? STRIDER_NEXT(MPI_Iexscan)(sbuf, rbuf, count, type, op, comm, request)
+                   : STRIDER_NEXT(MPI_Exscan)(sbuf, rbuf, count, type, op, comm);
+  };
+  Group g;
+  if (strider_off() || count < 0 || !group_of(comm, g) || g.inter) return forward();
+  auto call = std::make_unique<Call>(comm);
+  Buffers b{sbuf, rbuf};
+  // Rank 0's receive buffer is undefined after the call: loaded, so it comes back unchanged.
+  if (!mirror_both(*call, b, count, count, type, true)) return forward();
+  Call& c = *call;
+  return serve(std::move(call), request, [&](MPI_Request* r) {
+    return r ? STRIDER_NEXT(MPI_Iexscan)(b.send_arg(c), b.recv_arg(c), count, type, op, comm, r)
+             : STRIDER_NEXT(MPI_Exscan)(b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+}  // namespace strider::transfer::collective
