@@ -119,6 +119,27 @@ void* DeviceContext::scratch(std::size_t bytes) {
   return scratch_;
 }
 
+DeviceContext::JobMemory DeviceContext::job_memory(std::size_t bytes) {
+  if (bytes <= jobs_.bytes) return jobs_;
+  if (jobs_.bytes != 0) {
+    cudaStreamSynchronize(stream_);  // queued work may still read the old table
+    cudaFreeHost(jobs_.host);
+    cudaFree(jobs_.device);
+    jobs_ = {};
+  }
+  std::size_t want = 64 << 10;  // a halo's 208 jobs fit
+  while (want < bytes) want *= 2;
+  void* host = nullptr;
+  void* device = nullptr;
+  if (cudaMallocHost(&host, want) != cudaSuccess || cudaMalloc(&device, want) != cudaSuccess) {
+    (void)cudaGetLastError();
+    if (host) cudaFreeHost(host);
+    return {};
+  }
+  jobs_ = {static_cast<std::byte*>(host), static_cast<std::byte*>(device), want};
+  return jobs_;
+}
+
 DeviceGuard::DeviceGuard(int device) {
   if (cudaGetDevice(&previous_) != cudaSuccess) {
     (void)cudaGetLastError();

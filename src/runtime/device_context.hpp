@@ -43,6 +43,17 @@ class DeviceContext {
   // memory (the caller falls back), the error cleared. Call with mutex() held.
   void* scratch(std::size_t bytes);
 
+  // Memory for a batched launch's job table: pinned host memory the table is written into and
+  // device memory it is copied to, `bytes` each, reused across calls (the previous call must
+  // have waited for its work). Null pointers when either cannot be had, the error cleared. Call
+  // with mutex() held.
+  struct JobMemory {
+    std::byte* host = nullptr;
+    std::byte* device = nullptr;
+    std::size_t bytes = 0;
+  };
+  JobMemory job_memory(std::size_t bytes);
+
  private:
   DeviceContext() = default;
   std::mutex mutex_;
@@ -57,6 +68,7 @@ class DeviceContext {
   int multiprocessors_ = 1;
   void* scratch_ = nullptr;
   std::size_t scratch_bytes_ = 0;
+  JobMemory jobs_;
 };
 
 // Makes `device` current for the guard's lifetime and restores the caller's device after.

@@ -4,22 +4,19 @@
 
 #include <vector>
 
+#include "engine/cuda/device_tables.hpp"
 #include "engine/cuda/enqueue.hpp"
 
 namespace strider::engine::cuda {
-namespace {
 
-// The block list's device table for this queue, uploaded on first use and kept in the type's
-// state. The upload's allocation may synchronize the device: once per type, device and word.
-cudaError_t list_table_on(const Layout& layout, const Queue& queue, int word, bool wide,
-                          const void** out) {
-  const TypeState& state = layout.state;
+cudaError_t list_table_on(const canon::CanonicalForm& form, const TypeState& state,
+                          const Queue& queue, int word, bool wide, const void** out) {
   if (void* t = state.find(queue.device, word, wide)) {
     *out = t;
     return cudaSuccess;
   }
   const std::vector<std::byte> host =
-      wide ? list_table<Divmod64>(layout.form, word) : list_table<FastDivmod32>(layout.form, word);
+      wide ? list_table<Divmod64>(form, word) : list_table<FastDivmod32>(form, word);
   void* table = nullptr;
   cudaError_t rc = cudaMalloc(&table, host.size());
   // Pageable source: the copy has consumed `host` when it returns.
@@ -33,8 +30,6 @@ cudaError_t list_table_on(const Layout& layout, const Queue& queue, int word, bo
   *out = state.add(TypeState::Table{queue.device, word, wide, table});
   return cudaSuccess;
 }
-
-}  // namespace
 
 bool visible_on(const runtime::BufferView& b, int device) {
   if (b.info.kind == runtime::MemoryKind::Device && b.info.device != device) return false;
@@ -66,7 +61,9 @@ cudaError_t enqueue_transfer(const Layout& layout, std::int64_t count, std::byte
   if (!list) return cudaErrorNotSupported;
   const bool wide = !fits_32bit(layout.form, *list);
   const void* table = nullptr;
-  if (const cudaError_t rc = list_table_on(layout, queue, list->word, wide, &table)) return rc;
+  if (const cudaError_t rc =
+          list_table_on(layout.form, layout.state, queue, list->word, wide, &table))
+    return rc;
   if (signalled) *signalled = queue.done.flag != nullptr;
   return launch_list(*list, table, static_cast<int>(layout.form.pieces.size()), wide, user, packed,
                      direction, queue.stream, queue.multiprocessors, ListKernel::Auto, queue.done);

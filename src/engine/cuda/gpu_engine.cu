@@ -13,37 +13,10 @@
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/enqueue.hpp"
 #include "engine/cuda/gpu_engine.hpp"
-#include "runtime/device_context.hpp"
+#include "engine/cuda/sync_call.hpp"
 
 namespace strider::engine::cuda {
 namespace {
-
-using runtime::BufferView;
-using runtime::DeviceContext;
-using runtime::DeviceGuard;
-
-// The GPU whose stream runs the call: the one holding the user buffer, else the packed one.
-int device_for(const BufferView& user, const BufferView& packed) {
-  if (runtime::gpu_resident(user.info.kind) && user.info.device >= 0) return user.info.device;
-  if (runtime::gpu_resident(packed.info.kind) && packed.info.device >= 0) {
-    return packed.info.device;
-  }
-  int current = 0;
-  return cudaGetDevice(&current) == cudaSuccess ? current : 0;
-}
-
-// Maps a CUDA error to the outcome: a form no kernel takes or a lack of scratch memory falls
-// back to the staged path; anything else failed.
-Outcome outcome_of(cudaError_t rc, const char* what, std::string& error) {
-  if (rc == cudaSuccess) return Outcome::Done;
-  (void)cudaGetLastError();
-  if (rc == cudaErrorNotSupported) {
-    error = "the type has more dims than a launch holds";
-    return Outcome::Fallback;
-  }
-  error = runtime::cuda_error_text(what, rc);
-  return rc == cudaErrorMemoryAllocation ? Outcome::Fallback : Outcome::Failed;
-}
 
 // The scratch the call needs (none when the packed buffer is visible); false when the device
 // has no memory for it.
@@ -53,42 +26,6 @@ bool scratch_for(const BufferView& packed, std::int64_t bytes, DeviceContext& ct
   scratch.bytes = static_cast<std::size_t>(bytes);
   scratch.data = static_cast<std::byte*>(ctx.scratch(scratch.bytes));
   return scratch.data != nullptr;
-}
-
-// An object this GPU's kernels cannot reach is the host engine's, if the CPU may touch it.
-bool host_engine_may_touch(const BufferView& user, std::string& error) {
-  if (runtime::host_accessible(user.info.kind)) return true;
-  error = "the object's memory could not be classified";
-  return false;
-}
-
-// Runs `body(ctx)` on the right GPU with its context locked.
-template <class Body>
-Outcome on_device(const BufferView& user, const BufferView& packed, std::string& error,
-                  Body&& body) {
-  const int device = device_for(user, packed);
-  DeviceGuard guard(device);
-  if (!guard.ok()) {
-    error = "cannot select GPU " + std::to_string(device);
-    return Outcome::Failed;
-  }
-  DeviceContext* ctx = DeviceContext::get(device, error);
-  if (!ctx) return Outcome::Failed;
-  std::lock_guard lock(ctx->mutex());
-  return body(*ctx);
-}
-
-// The context's queue, armed with its kernel-written completion where it has one.
-Queue queue_of(DeviceContext& ctx) {
-  Queue q{ctx.device(), ctx.stream(), ctx.multiprocessors(), {}};
-  if (ctx.signal_flag() != nullptr)
-    q.done = {ctx.signal_blocks(), ctx.signal_flag(), ctx.next_signal()};
-  return q;
-}
-
-// Waits for the call queued on `q`: on its kernel's signal where it gives one, else the event.
-cudaError_t wait_for(DeviceContext& ctx, const Queue& q, bool signalled) {
-  return signalled ? ctx.wait_signal(q.done.seq) : ctx.wait();
 }
 
 }  // namespace
@@ -101,7 +38,7 @@ void release_table(const TypeState::Table& table) {
 Outcome pack(const Layout& layout, std::int64_t count, const BufferView& user,
              const BufferView& packed, const Policy& policy, std::string& error) {
   const std::int64_t bytes = count * layout.form.size;
-  return on_device(user, packed, error, [&](DeviceContext& ctx) {
+  return on_device(device_for(user, packed), error, [&](DeviceContext& ctx) {
     if (!visible_on(user, ctx.device())) {
       if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A host object for a device packed buffer: pack on the host, then one copy.
@@ -128,7 +65,7 @@ Outcome pack(const Layout& layout, std::int64_t count, const BufferView& user,
 Outcome unpack(const Layout& layout, std::int64_t count, const BufferView& packed,
                const BufferView& user, const Policy& policy, std::string& error) {
   const std::int64_t bytes = count * layout.form.size;
-  return on_device(user, packed, error, [&](DeviceContext& ctx) {
+  return on_device(device_for(user, packed), error, [&](DeviceContext& ctx) {
     if (!visible_on(user, ctx.device())) {
       if (!host_engine_may_touch(user, error)) return Outcome::Failed;
       // A device packed buffer for a host object: one copy, then unpack on the host.
@@ -164,19 +101,5 @@ bool copy(void* dst, const void* src, std::size_t bytes, std::string& error) {
 }
 
 bool available() { return true; }
-
-// TEMPORARY
-Outcome pack_batch(const BatchItem*, std::size_t, const runtime::BufferView&, std::int64_t,
-                   const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
-Outcome unpack_batch(const runtime::BufferView&, std::int64_t, const BatchItem*, std::size_t,
-                     const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
-Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
-                    std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
 
 }  // namespace strider::engine::cuda

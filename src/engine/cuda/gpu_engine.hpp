@@ -10,6 +10,7 @@
 
 #include "canon/strided_block.hpp"
 #include "engine/cuda/policy.hpp"
+#include "engine/cuda/span.hpp"
 #include "engine/cuda/type_state.hpp"
 #include "runtime/memory_kind.hpp"
 
@@ -33,7 +34,8 @@ Outcome pack(const Layout& layout, std::int64_t count, const runtime::BufferView
 Outcome unpack(const Layout& layout, std::int64_t count, const runtime::BufferView& packed,
                const runtime::BufferView& user, const Policy& policy, std::string& error);
 
-// One object of a batched pack or unpack (TEMPORARY until the batch kernel lands).
+// One object of a batch: `count` elements of a layout in `user`, its packed bytes at
+// `packed_offset` of the batch's packed buffer.
 struct BatchItem {
   const canon::CanonicalForm* form = nullptr;
   std::int64_t extent = 0;
@@ -42,10 +44,22 @@ struct BatchItem {
   runtime::BufferView user;
   std::int64_t packed_offset = 0;
 };
-Outcome pack_batch(const BatchItem* items, std::size_t n, const runtime::BufferView& packed,
+
+// Packs every item into `packed` (`packed_bytes` in all; bytes no item covers stay untouched)
+// with one kernel launch on the GPU holding the items (their GPU-resident user buffers on one
+// device). The packed buffer may be device memory, mapped pinned host memory, or pageable host
+// memory (then through scratch and one copy per run of items). Items in host memory are packed
+// by the host engine. Waits until done. Fallback, nothing written: a form no kernel takes, an
+// item on another GPU, or no memory for scratch or the job table.
+Outcome pack_batch(Span<const BatchItem> items, const runtime::BufferView& packed,
                    std::int64_t packed_bytes, const Policy& policy, std::string& error);
+// The reverse: every item unpacked from its place in `packed`.
 Outcome unpack_batch(const runtime::BufferView& packed, std::int64_t packed_bytes,
-                     const BatchItem* items, std::size_t n, const Policy& policy, std::string& error);
+                     Span<const BatchItem> items, const Policy& policy, std::string& error);
+
+// Copies `count_from` elements of one layout at `from_view` into `count_to` elements of another
+// at `to_view` (equal packed bytes; else Failed), both in GPU memory (the GPU holding `to_view`,
+// `from_view` on it or on a peer it can reach), with one kernel and no packed buffer. Waits.
 Outcome copy_layout(const Layout& from, std::int64_t count_from,
                     const runtime::BufferView& from_view, const Layout& to, std::int64_t count_to,
                     const runtime::BufferView& to_view, const Policy& policy, std::string& error);

@@ -15,25 +15,26 @@ Outcome unpack(const Layout&, std::int64_t, const runtime::BufferView&, const ru
   return Outcome::Fallback;
 }
 
+Outcome pack_batch(Span<const BatchItem>, const runtime::BufferView&, std::int64_t, const Policy&,
+                   std::string&) {
+  return Outcome::Fallback;
+}
+
+Outcome unpack_batch(const runtime::BufferView&, std::int64_t, Span<const BatchItem>, const Policy&,
+                     std::string&) {
+  return Outcome::Fallback;
+}
+
+Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
+                    std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+
 bool copy(void*, const void*, std::size_t, std::string& error) {
   error = "built without CUDA";
   return false;
 }
 
 bool available() { return false; }
-
-// TEMPORARY
-Outcome pack_batch(const BatchItem*, std::size_t, const runtime::BufferView&, std::int64_t,
-                   const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
-Outcome unpack_batch(const runtime::BufferView&, std::int64_t, const BatchItem*, std::size_t,
-                     const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
-Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
-                    std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
-  return Outcome::Fallback;
-}
 
 }  // namespace strider::engine::cuda

@@ -53,42 +53,41 @@ __device__ __forceinline__ void signal_done(const Completion& done) {
   *reinterpret_cast<volatile unsigned*>(done.flag) = done.seq;
 }
 
-// The grid-stride loop shared by all kernels; `offset_of(p)` maps packed word p to its byte
-// offset from the user buffer's origin. Pack issues all its scattered loads before the first
-// store; unpack reads its contiguous packed words first, then scatters them.
-template <int W, class Index, bool kPack, class OffsetOf>
-__device__ __forceinline__ void copy_words(Index total, OffsetOf offset_of, std::byte* user,
-                                           std::byte* packed) {
+// The grid-stride loop shared by all kernels: moves words first, first + step, ... below `total`
+// from address src(p) to address dst(p). Each round issues all its loads before the first store
+// (pack: the scattered loads; unpack: the contiguous packed words, then the scattered stores).
+template <int W, class Index, class Src, class Dst>
+__device__ __forceinline__ void copy_words(Index first, Index step, Index total, Src src, Dst dst) {
   using Word = typename WordOf<W>::type;
   constexpr int kUnroll = Policy::unroll(W);
-  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
-  Word* packed_words = reinterpret_cast<Word*>(packed);
-  for (Index p0 = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; p0 < total;
-       p0 += step * kUnroll) {
+  for (Index p0 = first; p0 < total; p0 += step * kUnroll) {
     Word v[kUnroll];
-    if constexpr (kPack) {
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index p = p0 + u * step;
-        if (p < total) v[u] = *reinterpret_cast<const Word*>(user + offset_of(p));
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index p = p0 + u * step;
-        if (p < total) packed_words[p] = v[u];
-      }
-    } else {
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index p = p0 + u * step;
-        if (p < total) v[u] = packed_words[p];
-      }
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-        const Index p = p0 + u * step;
-        if (p < total) *reinterpret_cast<Word*>(user + offset_of(p)) = v[u];
-      }
+    for (int u = 0; u < kUnroll; ++u) {
+      const Index p = p0 + u * step;
+      if (p < total) v[u] = *reinterpret_cast<const Word*>(src(p));
     }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const Index p = p0 + u * step;
+      if (p < total) *reinterpret_cast<Word*>(dst(p)) = v[u];
+    }
+  }
+}
+
+// A pack or unpack over the whole grid: `offset_of(p)` maps packed word p to its byte offset from
+// the user buffer's origin.
+template <int W, class Index, bool kPack, class OffsetOf>
+__device__ __forceinline__ void copy_grid(Index total, OffsetOf offset_of, std::byte* user,
+                                          std::byte* packed) {
+  const Index first = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const Index step = static_cast<Index>(gridDim.x) * blockDim.x;
+  const auto at_user = [&](Index p) { return user + offset_of(p); };
+  const auto at_packed = [&](Index p) { return packed + static_cast<std::int64_t>(p) * W; };
+  if constexpr (kPack) {
+    copy_words<W>(first, step, total, at_user, at_packed);
+  } else {
+    copy_words<W>(first, step, total, at_packed, at_user);
   }
 }
 
@@ -97,7 +96,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
     strided_kernel(const StridedLaunch<Div> l, std::byte* user, std::byte* packed,
                    const Completion done) {
   using Index = typename IndexOf<Div>::type;
-  copy_words<W, Index, kPack>(
+  copy_grid<W, Index, kPack>(
       static_cast<Index>(l.total_words),
       [&](Index p) {
         return strided_offset<W, Div, kMaxLaunchDims>(l.offset, l.words_per_block, l.ndims, l.count,
@@ -112,7 +111,7 @@ __global__ void __launch_bounds__(Policy::kThreads)
     list_kernel(const ListLaunch<Div> l, std::byte* user, std::byte* packed,
                 const Completion done) {
   using Index = typename IndexOf<Div>::type;
-  copy_words<W, Index, kPack>(
+  copy_grid<W, Index, kPack>(
       static_cast<Index>(l.total_words), [&](Index p) { return list_offset<W>(l, p); }, user,
       packed);
   signal_done(done);

@@ -7,18 +7,6 @@
 namespace strider::engine::cuda {
 namespace {
 
-unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
-  const int unroll = Policy::unroll(word);
-  const std::uint64_t per_block = std::uint64_t{Policy::kThreads} * unroll;
-  const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
-  // Small words: a thread per word (capped by the grid limit; the loop covers any rest).
-  // Large words: about one resident wave.
-  const std::uint64_t cap =
-      unroll == 1 ? std::uint64_t{1} << 30
-                  : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * Policy::kBlocksPerSm;
-  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
-}
-
 template <int W, class Div>
 cudaError_t strided_w(const StridedShape& s, std::byte* user, std::byte* packed, Direction d,
                       cudaStream_t stream, unsigned grid, const Completion& done) {

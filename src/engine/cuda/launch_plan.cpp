@@ -5,6 +5,16 @@
 
 namespace strider::engine::cuda {
 
+unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors) {
+  const int unroll = Policy::unroll(word);
+  const std::uint64_t per_block = std::uint64_t{Policy::kThreads} * unroll;
+  const std::uint64_t wanted = (total_words + per_block - 1) / per_block;
+  const std::uint64_t cap =
+      unroll == 1 ? std::uint64_t{1} << 30
+                  : static_cast<std::uint64_t>(std::max(multiprocessors, 1)) * Policy::kBlocksPerSm;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
+}
+
 int word_size_for(std::initializer_list<std::uint64_t> values) {
   int word = 16;
   for (std::uint64_t v : values) {

@@ -29,6 +29,11 @@ struct StridedLaunch {
   std::uint64_t total_words = 0;
 };
 
+// The blocks of one launch over `total_words` words of `word` bytes: a thread per word for small
+// words (capped by the grid limit; the grid-stride loop covers any rest), about one resident wave
+// for large ones.
+unsigned grid_for(std::uint64_t total_words, int word, int multiprocessors);
+
 // The largest of 16/8/4/2/1 bytes dividing every value given (0 divides nothing away).
 int word_size_for(std::initializer_list<std::uint64_t> values);
 

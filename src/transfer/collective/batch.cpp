@@ -52,7 +52,7 @@ int pack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire
   auto outcome = engine::cuda::Outcome::Done;
   std::string error;
   if (!items.empty()) {
-    outcome = engine::cuda::pack_batch(items.data(), items.size(), wire, wire_bytes(pieces), gpu_policy(), error);
+    outcome = engine::cuda::pack_batch(items, wire, wire_bytes(pieces), gpu_policy(), error);
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
     if (outcome == engine::cuda::Outcome::Done) counters().packs_gpu += items.size();
   }
@@ -71,7 +71,7 @@ int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wi
   auto outcome = engine::cuda::Outcome::Done;
   std::string error;
   if (!items.empty()) {
-    outcome = engine::cuda::unpack_batch(wire, wire_bytes(pieces), items.data(), items.size(), gpu_policy(), error);
+    outcome = engine::cuda::unpack_batch(wire, wire_bytes(pieces), items, gpu_policy(), error);
     if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
     if (outcome == engine::cuda::Outcome::Done) counters().unpacks_gpu += items.size();
   }
