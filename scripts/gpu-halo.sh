@@ -7,7 +7,8 @@
 # give numbers. The expert form also runs without Strider (expert_nostrider CSVs): what
 # preloading costs a plain host-memory MPI program.
 # Usage: scripts/gpu-halo.sh [--n "64 128 256"] [--global "256 512"] [--n2d "1024 4096 8192"]
-#        [--n3d "64 128 256"] [--iters 20]     Env: OUT, BUILD (build folder), RUN_TIMEOUT (s)
+#        [--n3d "64 128 256"] [--iters 20]     Env: OUT, BUILD (build folder), RUN_TIMEOUT (s),
+#        BUDGET (s from the start by which every run ends, 450)
 # Per-rank halo memory is 8 * (N+6)^3 * 8 B (N=512: 8.9 GB); sizes that do not fit the GPU's free
 # memory (with both ranks on one GPU when there is only one) are dropped with a note.
 set -uo pipefail
@@ -64,9 +65,10 @@ keep=""; for n in $global_list; do
   if fits "$n" 2; then keep="$keep $n"; else echo "halo: global N=$n dropped (GPU memory)" | tee -a "$log"; fi
 done; global_list=$keep
 
-# Every run ends by 450 s after the start (8 minutes with the plots), whatever RUN_TIMEOUT says.
+# Every run ends by BUDGET s after the start (450: 8 minutes with the plots), whatever
+# RUN_TIMEOUT says.
 run2() {
-  local left=$((450 - (SECONDS - start)))
+  local left=$((${BUDGET:-450} - (SECONDS - start)))
   (( left < 20 )) && { echo "out of time: skipped ${*: -1}" | tee -a "$log"; return 124; }
   timeout "$(( left < run_timeout ? left : run_timeout ))" \
     mpirun.openmpi --allow-run-as-root -n 2 "$@"

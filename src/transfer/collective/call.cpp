@@ -1,5 +1,7 @@
 #include "transfer/collective/call.hpp"
 
+#include <algorithm>
+
 #include "transfer/collective/batch.hpp"
 #include "transfer/staged.hpp"
 
@@ -19,12 +21,14 @@ bool group_of(MPI_Comm comm, Group& out) {
 int wire_args(Call& call, Side& side, bool bytes, WireArgs& out) {
   const std::size_t n = side.pieces().size();
   out.buffer = side.wire();
-  out.counts.resize(n);
-  out.types.resize(n);
+  // Never empty: an MPI may reject a null array even for no neighbours.
+  const std::size_t size = std::max<std::size_t>(n, 1);
+  out.counts.assign(size, 0);
+  out.types.assign(size, MPI_BYTE);
   if (bytes) {
-    out.byte_displacements.resize(n);
+    out.byte_displacements.assign(size, 0);
   } else {
-    out.displacements.resize(n);
+    out.displacements.assign(size, 0);
   }
   for (std::size_t i = 0; i < n; ++i) {
     const bool ok = bytes

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One call on a GPU machine for the collectives: build (sm_90), run the GPU tests (the batch
+# kernel, collectives, point-to-point; not the soak test) with a time limit, then
+# scripts/gpu-halo.sh with what time is left. Everything lands under $OUT (default ./gpu-out):
+# ctest-gpu.txt, the halo/transpose CSVs and PNGs, gpu-halo.txt, extras.tar.gz.
+# Usage: scripts/gpu-collectives.sh [gpu-halo.sh arguments]   Env: OUT, TEST_TIMEOUT (s, 240)
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+build=build/gpu-openmpi
+deps=()
+[[ -d .deps/googletest ]] && deps+=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+[[ -d .deps/CLI11 ]] && deps+=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
+[[ -d .deps/nlohmann_json ]] && deps+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
+start=$SECONDS
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/ctest-gpu.txt"
+cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/configure.txt" 2>&1 || { tail -20 "$OUT/configure.txt"; exit 1; }
+cmake --build $build -j "$(nproc)" >"$OUT/build.txt" 2>&1 || { tail -40 "$OUT/build.txt"; exit 1; }
+echo "== built in $((SECONDS - start)) s" | tee -a "$OUT/ctest-gpu.txt"
+timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
+  >>"$OUT/ctest-gpu.txt" 2>&1
+echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$OUT/ctest-gpu.txt"
+grep -E "tests passed|Failed|\*\*\*|Passed|Skipped" "$OUT/ctest-gpu.txt" | tail -40
+# The halo runs end by 560 s after this script's start, leaving time for the plots.
+BUILD=$build BUDGET=$((560 - (SECONDS - start))) scripts/gpu-halo.sh "$@"
