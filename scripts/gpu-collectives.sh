@@ -6,7 +6,7 @@
 # Usage: scripts/gpu-collectives.sh [gpu-halo.sh arguments]   Env: OUT, TEST_TIMEOUT (s, 240)
 set -uo pipefail
 OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
+mkdir -p "$OUT/extras"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 build=build/gpu-openmpi
 deps=()
@@ -16,8 +16,8 @@ deps=()
 start=$SECONDS
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/ctest-gpu.txt"
 cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/configure.txt" 2>&1 || { tail -20 "$OUT/configure.txt"; exit 1; }
-cmake --build $build -j "$(nproc)" >"$OUT/build.txt" 2>&1 || { tail -40 "$OUT/build.txt"; exit 1; }
+  -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure-all.txt" 2>&1 || { tail -20 "$OUT/extras/configure-all.txt"; exit 1; }
+cmake --build $build -j "$(nproc)" >"$OUT/extras/build-all.txt" 2>&1 || { tail -40 "$OUT/extras/build-all.txt"; exit 1; }
 echo "== built in $((SECONDS - start)) s" | tee -a "$OUT/ctest-gpu.txt"
 timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
   >>"$OUT/ctest-gpu.txt" 2>&1
