@@ -1,6 +1,7 @@
-// GPU placement of the point-to-point test's buffers: device memory (cudaMalloc), chosen by
-// STRIDER_TEST_PLACEMENT: "device" (default) on every rank, "mixed" on even ranks only (odd
-// ranks keep host memory), so messages cross between host and device in both directions.
+// GPU placement of the point-to-point and collective tests' buffers: device memory
+// (cudaMalloc), chosen by STRIDER_TEST_PLACEMENT: "device" (default) on every rank, "mixed" on
+// even ranks only (odd ranks keep host memory), so messages cross between host and device in
+// both directions, or "managed" (cudaMallocManaged) on every rank.
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -38,11 +39,34 @@ class DevicePlacement final : public Placement {
   }
 };
 
+class ManagedPlacement final : public Placement {
+ public:
+  const char* name() const override { return "managed"; }
+  void* alloc(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMallocManaged(&p, bytes ? bytes : 1), "cudaMallocManaged");
+    return p;
+  }
+  void free(void* p) override { cudaFree(p); }
+  void upload(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy to managed memory");
+  }
+  void download(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDefault), "cudaMemcpy from managed memory");
+  }
+};
+
+bool managed() {
+  const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
+  return v != nullptr && std::strcmp(v, "managed") == 0;
+}
+
 bool mixed() {
   const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
-  if (v == nullptr || std::strcmp(v, "device") == 0) return false;
+  if (v == nullptr || std::strcmp(v, "device") == 0 || managed()) return false;
   if (std::strcmp(v, "mixed") != 0) {
-    std::fprintf(stderr, "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed): using device\n", v);
+    std::fprintf(stderr, "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed|managed): using device\n",
+                 v);
     return false;
   }
   return true;
@@ -57,6 +81,8 @@ bool device_here() {
 }  // namespace
 
 Placement& placement(Role) {
+  static ManagedPlacement managed_memory;
+  if (managed()) return managed_memory;
   static DevicePlacement device;
   static const bool on_device = device_here();
   if (on_device) return device;
@@ -64,6 +90,7 @@ Placement& placement(Role) {
 }
 
 const char* placement_summary() {
+  if (managed()) return "managed memory on every rank";
   if (!mixed()) return "device memory on every rank";
   return device_here() ? "mixed: device memory on this (even) rank, host memory on odd ranks"
                        : "mixed: host memory on this (odd) rank, device memory on even ranks";
