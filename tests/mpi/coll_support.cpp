@@ -93,10 +93,22 @@ bool mpi_follows_standard(const Type& type) {
 }
 
 int basic_size(const std::string& name) {
-  static const char* const kBasic[] = {
-      "short",   "unsigned_short", "int16_t", "uint16_t",      "int",       "unsigned",
-      "float",   "int32_t",        "uint32_t", "long",         "unsigned_long", "long_long",
-      "unsigned_long_long", "double", "int64_t", "uint64_t"};
+  static const char* const kBasic[] = {"short",
+                                       "unsigned_short",
+                                       "int16_t",
+                                       "uint16_t",
+                                       "int",
+                                       "unsigned",
+                                       "float",
+                                       "int32_t",
+                                       "uint32_t",
+                                       "long",
+                                       "unsigned_long",
+                                       "long_long",
+                                       "unsigned_long_long",
+                                       "double",
+                                       "int64_t",
+                                       "uint64_t"};
   for (const char* b : kBasic) {
     if (name != b) continue;
     MPI_Datatype t = MPI_DATATYPE_NULL;
@@ -395,6 +407,7 @@ void run_cases(Cases& cases, Mode mode) {
                       : mode == Mode::kNonblocking ? Call::kOracleNonblocking
                                                    : Call::kOraclePersistent;
     MPI_Request req = MPI_REQUEST_NULL;
+    if (trace) std::fprintf(stderr, "[rank %d] oracle %zu\n", world_rank(), i);
     int rc = c.call(form, send_arg(c, &st.oracle_send, nullptr),
                     recv_arg(c, &st.oracle_recv, nullptr), &req);
     if (rc == MPI_SUCCESS && form == Call::kOraclePersistent) rc = PMPI_Start(&req);

@@ -32,11 +32,11 @@ class CountsPrinter : public ::testing::Environment {
   void SetUp() override {
     if (world_rank() != 0) return;
     const char* host = std::getenv("STRIDER_COLL_HOST");
-    std::printf("collective_test: seed %ld, %d ranks, buffers: %s, Strider %s, "
-                "STRIDER_COLL_HOST=%s (rank 0), persistent forms %s\n",
-                seed_value(), world_size(), placement_summary(),
-                strider_loaded() ? "loaded" : "absent", host ? host : "(unset)",
-                kHavePersistent ? "tested" : "absent (MPI < 4)");
+    std::printf(
+        "collective_test: seed %ld, %d ranks, buffers: %s, Strider %s, "
+        "STRIDER_COLL_HOST=%s (rank 0), persistent forms %s\n",
+        seed_value(), world_size(), placement_summary(), strider_loaded() ? "loaded" : "absent",
+        host ? host : "(unset)", kHavePersistent ? "tested" : "absent (MPI < 4)");
   }
   void TearDown() override { print_counts(); }
 };
@@ -153,8 +153,8 @@ TEST_F(Coll, Alltoallv) {
       c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
         const int* sc = in_place ? nullptr : scounts.data();
         const int* sd = in_place ? nullptr : sdispls.data();
-        STRIDER_COLL_CALLS(Alltoallv, alltoallv, sb, sc, sd, st, rb, rcounts.data(),
-                           rdispls.data(), rt, comm)
+        STRIDER_COLL_CALLS(Alltoallv, alltoallv, sb, sc, sd, st, rb, rcounts.data(), rdispls.data(),
+                           rt, comm)
       };
       c->keep = {s.type, r.type};
       cases.push_back(std::move(c));
@@ -216,6 +216,16 @@ TEST_F(Coll, Alltoallw) {
 
 // ---- Allgather, Allgatherv, Gather, Gatherv ----------------------------------------------
 
+// Whether some ranks pack host buffers (STRIDER_COLL_HOST=pack) and others do not.
+bool mixed_host_paths() {
+  const char* v = std::getenv("STRIDER_COLL_HOST");
+  const int pack = v != nullptr && std::string(v) == "pack";
+  int low = 0, high = 0;
+  PMPI_Allreduce(&pack, &low, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  PMPI_Allreduce(&pack, &high, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  return low != high;
+}
+
 TEST_F(Coll, Allgather) {
   exercise(rounds(6), [&](int round, Cases& cases) {
     for (bool in_place : {false, true}) {
@@ -244,6 +254,13 @@ TEST_F(Coll, Allgather) {
 }
 
 TEST_F(Coll, Allgatherv) {
+#ifdef OPEN_MPI
+  // Ranks Strider serves pass wire types, the others the application's: the Open MPI hang
+  // described below (README, "Where system MPIs deviate from the standard").
+  if (size_ > 2 && mixed_host_paths()) {
+    GTEST_SKIP() << "Open MPI 4.1 hangs in Allgatherv on types that differ across ranks";
+  }
+#endif
   exercise(rounds(6), [&](int round, Cases& cases) {
     for (bool in_place : {false, true}) {
       // Open MPI 4.1's own MPI_Allgatherv with MPI_IN_PLACE hangs on some random types (plain
@@ -256,7 +273,18 @@ TEST_F(Coll, Allgatherv) {
         std::mt19937_64 crng(seed_of(5, round, in_place, from));
         return random_count(crng);
       };
-      const Side s = side(base, 5, round, in_place, 0), r = side(base, 5, round, in_place, 1);
+      // Open MPI 4.1's MPI_Allgatherv hangs from 3 ranks on when ranks describe the same
+      // pieces by different types of equal signature (plain MPI, no Strider): one choice for
+      // every rank there (README, "Where system MPIs deviate from the standard").
+#ifdef OPEN_MPI
+      const bool same_everywhere = size_ > 2;
+#else
+      const bool same_everywhere = false;
+#endif
+      const Side s = same_everywhere ? side_of(base, bit(seed_of(5, round, in_place, 0, 77)))
+                                     : side(base, 5, round, in_place, 0);
+      const Side r = same_everywhere ? side_of(base, bit(seed_of(5, round, in_place, 1, 77)))
+                                     : side(base, 5, round, in_place, 1);
       std::vector<int> rcounts(size_), displs;
       for (int j = 0; j < size_; ++j) rcounts[j] = count_of(j) * r.mult;
       auto c = std::make_unique<Case>();
@@ -271,8 +299,8 @@ TEST_F(Coll, Allgatherv) {
       const MPI_Datatype rt = r.type->get();
       const MPI_Comm comm = comm_;
       c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
-        STRIDER_COLL_CALLS(Allgatherv, allgatherv, sb, sc, st, rb, rcounts.data(),
-                           displs.data(), rt, comm)
+        STRIDER_COLL_CALLS(Allgatherv, allgatherv, sb, sc, st, rb, rcounts.data(), displs.data(),
+                           rt, comm)
       };
       c->keep = {s.type, r.type};
       cases.push_back(std::move(c));
@@ -290,8 +318,8 @@ TEST_F(Coll, GatherEveryRoot) {
       const Side s = side(base, 6, round, root, 0), r = side(base, 6, round, root, 1);
       auto c = std::make_unique<Case>();
       c->coll = "Gather";
-      c->what = describe(base, count) + ", root " + std::to_string(root) +
-                (in_place ? " in place" : "");
+      c->what =
+          describe(base, count) + ", root " + std::to_string(root) + (in_place ? " in place" : "");
       auto brng = buffer_rng(6, round, root);
       const bool me = rank_ == root;
       const bool ip = in_place && me;
@@ -365,8 +393,7 @@ TEST_F(Coll, ScatterEveryRoot) {
       const bool ip = in_place && me;
       auto c = std::make_unique<Case>();
       c->coll = "Scatter";
-      c->what = describe(base, count) + ", root " + std::to_string(root) +
-                (ip ? " in place" : "");
+      c->what = describe(base, count) + ", root " + std::to_string(root) + (ip ? " in place" : "");
       auto brng = buffer_rng(8, round, root);
       const int sc = count * s.mult, rc = ip ? 0 : count * r.mult;
       c->send = element_buffer(s.type->get(), sc * size_, brng);

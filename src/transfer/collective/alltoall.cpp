@@ -10,25 +10,24 @@
 namespace strider::transfer::collective {
 namespace {
 
-// Describes both sides; false to forward. `send_specs` are ignored in place.
+// Describes the sides; false to forward. In place there is no send side: the receive pieces
+// are packed into the receive wire first and the MPI gets MPI_IN_PLACE, as every rank must.
 bool describe_sides(Call& call, const void* sbuf, void* rbuf,
                     const std::vector<PieceSpec>& send_specs,
                     const std::vector<PieceSpec>& recv_specs) {
-  const bool in_place = sbuf == MPI_IN_PLACE;
   if (!call.recv.describe(rbuf, recv_specs)) return false;
-  if (!call.send.describe(in_place ? rbuf : sbuf, in_place ? recv_specs : send_specs)) {
-    return false;
-  }
-  // In place, both sides are one buffer: converted together.
+  if (sbuf == MPI_IN_PLACE) return call.recv.converted();
+  if (!call.send.describe(sbuf, send_specs)) return false;
   return call.send.converted() || call.recv.converted();
 }
 
-// The own piece: nothing to move in place, else copied directly (intracommunicators only: the
-// pieces of an intercommunicator are the remote group's).
+// The own piece: in place it stays where it is (the MPI leaves it alone), else it is copied
+// directly (intracommunicators only: an intercommunicator's pieces are the remote group's).
 void own_piece(Call& call, const Group& g, bool in_place) {
   if (g.inter) return;
   if (in_place) {
-    call.send.pieces()[g.rank].skip = true;
+    for (Piece& p : call.recv.pieces()) p.preload = true;
+    call.recv.pieces()[g.rank].preload = false;
     call.recv.pieces()[g.rank].skip = true;
     return;
   }
@@ -56,8 +55,7 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
   own_piece(*call, g, in_place);
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
-    const Uniform s = in_place ? uniform_args(c.send, rbuf, rcount, rtype)
-                               : uniform_args(c.send, sbuf, scount, stype);
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
     const Uniform d = uniform_args(c.recv, rbuf, rcount, rtype);
     return r ? STRIDER_NEXT(MPI_Ialltoall)(s.buffer, s.count, s.type, d.buffer, d.count, d.type,
                                            comm, r)
@@ -118,10 +116,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   own_piece(*call, g, in_place);
   Call& c = *call;
   VArgs s{}, d{};
-  if (const int rc = in_place ? v_args(c, c.send, c.send_args, rbuf, rcounts, rdispls, rtype, s)
-                              : v_args(c, c.send, c.send_args, sbuf, scounts, sdispls, stype, s)) {
-    return rc;
-  }
+  if (const int rc = v_args(c, c.send, c.send_args, sbuf, scounts, sdispls, stype, s)) return rc;
   if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, rdispls, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     // The wires' buffers exist once start() has run.

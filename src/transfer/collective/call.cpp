@@ -59,6 +59,7 @@ int start(Call& call) {
   }
   if (call.recv.converted()) {
     if (const int rc = call.recv.acquire(call.comm, true)) return rc;
+    if (const int rc = call.recv.preload(call.comm)) return rc;
   }
   if (call.self_send >= 0) {
     const Piece& from = call.send.pieces()[call.self_send];

@@ -43,14 +43,9 @@ void* wire_or(Side& side, const void* buffer) {
 }
 
 // The send side of an allgather: this rank's piece, from the receive buffer in place.
-bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MPI_Datatype stype,
-                    void* rbuf, const PieceSpec& own) {
+bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MPI_Datatype stype) {
   std::vector<PieceSpec> specs;
-  if (sbuf == MPI_IN_PLACE) {
-    if (g.inter) return false;
-    specs.assign(1, own);
-    return call.send.describe(rbuf, specs);
-  }
+  if (sbuf == MPI_IN_PLACE) return !g.inter;  // no send side: the own piece is preloaded
   return single_spec(scount, stype, 0, specs) && call.send.describe(sbuf, specs);
 }
 
@@ -70,12 +65,13 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
   if (!uniform_specs(g.size, rcount, rtype, recv_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
   if (!call->recv.describe(rbuf, recv_specs)) return forward();
-  const PieceSpec own = g.inter ? PieceSpec{} : recv_specs[g.rank];
-  if (!allgather_send(*call, g, sbuf, scount, stype, rbuf, own)) return forward();
+  if (!allgather_send(*call, g, sbuf, scount, stype)) return forward();
   if (!call->send.converted() && !call->recv.converted()) return forward();
   if (!g.inter) {
     if (in_place) {
-      call->recv.pieces()[g.rank].skip = true;  // already in place
+      // The MPI reads it from the wire and leaves it: it is in place already.
+      call->recv.pieces()[g.rank].preload = true;
+      call->recv.pieces()[g.rank].skip = true;
     } else {
       copy_own_piece(*call, 0, g.rank, false);
     }
@@ -106,11 +102,11 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   if (!varying_specs(g.size, rcounts, displs, rtype, recv_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
   if (!call->recv.describe(rbuf, recv_specs)) return forward();
-  const PieceSpec own = g.inter ? PieceSpec{} : recv_specs[g.rank];
-  if (!allgather_send(*call, g, sbuf, scount, stype, rbuf, own)) return forward();
+  if (!allgather_send(*call, g, sbuf, scount, stype)) return forward();
   if (!call->send.converted() && !call->recv.converted()) return forward();
   if (!g.inter) {
     if (in_place) {
+      call->recv.pieces()[g.rank].preload = true;
       call->recv.pieces()[g.rank].skip = true;
     } else {
       copy_own_piece(*call, 0, g.rank, false);
@@ -120,8 +116,7 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   VArgs d{};
   if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, displs, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
-    const Uniform s = in_place && !c.send.converted() ? Uniform{MPI_IN_PLACE, scount, stype}
-                                                      : uniform_args(c.send, sbuf, scount, stype);
+    const Uniform s = uniform_args(c.send, sbuf, scount, stype);
     void* dbuf = wire_or(c.recv, rbuf);
     return r ? STRIDER_NEXT(MPI_Iallgatherv)(s.buffer, s.count, s.type, dbuf, d.counts, d.displs,
                                              d.type, comm, r)

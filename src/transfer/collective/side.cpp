@@ -123,6 +123,24 @@ int Side::unpack(MPI_Comm comm) {
   return MPI_SUCCESS;
 }
 
+int Side::preload(MPI_Comm comm) {
+  std::vector<Piece> marked;
+  for (const Piece& p : pieces_) {
+    if (!p.preload) continue;
+    marked.push_back(p);
+    marked.back().skip = false;
+  }
+  if (marked.empty()) return MPI_SUCCESS;
+  const runtime::BufferView view = wire_view(wire_, method_);
+  if (gpu_) return pack_batch(marked, view, comm);
+  for (const Piece& p : marked) {
+    if (p.bytes() == 0) continue;
+    const runtime::BufferView at = shifted(view, p.offset);
+    if (const int rc = pack_object(p.object, at.host, at, HostPacking::Strider, comm)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
 int Side::hold_types() {
   for (Piece& p : pieces_) {
     if (p.bytes() == 0 || (p.object.plan->supported && p.object.gpu)) continue;

@@ -30,6 +30,7 @@ struct Piece {
   std::int64_t offset = 0;  // of its packed bytes in the wire
   std::int64_t size = 0;    // packed bytes of one element (the wire type's size)
   bool skip = false;        // moved another way (a rank's own piece), not through the wire
+  bool preload = false;     // an in-place receive piece the MPI reads: packed into the wire first
   std::int64_t bytes() const { return object.plan ? object.bytes() : 0; }
 };
 
@@ -51,6 +52,8 @@ class Side {
   // Packs the pieces not skipped into the wire / unpacks them from it.
   int pack(MPI_Comm comm);
   int unpack(MPI_Comm comm);
+  // Packs the pieces marked preload (skipped or not) into the wire: MPI_IN_PLACE stays in place.
+  int preload(MPI_Comm comm);
   // Keeps the pieces' types alive for an unpack after the application may have freed them (a
   // nonblocking call; only the MPI's own unpack, the staged path, needs the handle).
   int hold_types();
