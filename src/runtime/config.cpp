@@ -99,7 +99,7 @@ Config parse_config(const Getenv& getenv) {
       {"yes", Tristate::Yes}, {"off", Tristate::No}, {"on", Tristate::Yes}};
   parse_choice(getenv, "STRIDER_MPI_CUDA_AWARE", kTristate, c.mpi_cuda_aware, c.problems);
   static const std::pair<std::string_view, HostPath> kHostPath[] = {{"forward", HostPath::Forward},
-                                                                  {"pack", HostPath::Pack}};
+                                                                    {"pack", HostPath::Pack}};
   parse_choice(getenv, "STRIDER_P2P_HOST", kHostPath, c.host_p2p, c.problems);
   parse_choice(getenv, "STRIDER_COLL_HOST", kHostPath, c.host_collectives, c.problems);
   parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);

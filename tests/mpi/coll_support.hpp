@@ -144,9 +144,9 @@ enum class Call {
 using CallFn = std::function<int(Call, const void* send, void* recv, MPI_Request* req)>;
 
 enum class Check {
-  kWhole,     // receive buffer equal to the oracle's, byte for byte
-  kTypemap,   // reductions: `mask` 1 bytes equal to the oracle's, 0 bytes untouched, 2 free
-  kNone,      // receive buffer undefined (Exscan on rank 0)
+  kWhole,    // receive buffer equal to the oracle's, byte for byte
+  kTypemap,  // reductions: `mask` 1 bytes equal to the oracle's, 0 bytes untouched, 2 free
+  kNone,     // receive buffer undefined (Exscan on rank 0)
 };
 
 struct Case {
@@ -201,19 +201,19 @@ inline constexpr bool kHavePersistent = false;
 #else
 #define STRIDER_COLL_PERSISTENT(P, Name, ...) return MPI_ERR_OTHER;
 #endif
-#define STRIDER_COLL_CALLS(Name, name, ...)                                          \
-  switch (call) {                                                                    \
-    case ::strider::testing::coll::Call::kOracle:                                    \
-      return PMPI_##Name(__VA_ARGS__);                                               \
-    case ::strider::testing::coll::Call::kOracleNonblocking:                         \
-      return PMPI_I##name(__VA_ARGS__, req);                                         \
-    case ::strider::testing::coll::Call::kOraclePersistent:                          \
-      STRIDER_COLL_PERSISTENT(P, Name, __VA_ARGS__)                                  \
-    case ::strider::testing::coll::Call::kBlocking:                                  \
-      return MPI_##Name(__VA_ARGS__);                                                \
-    case ::strider::testing::coll::Call::kNonblocking:                               \
-      return MPI_I##name(__VA_ARGS__, req);                                          \
-    case ::strider::testing::coll::Call::kPersistent:                                \
-      STRIDER_COLL_PERSISTENT(, Name, __VA_ARGS__)                                   \
-  }                                                                                  \
+#define STRIDER_COLL_CALLS(Name, name, ...)                  \
+  switch (call) {                                            \
+    case ::strider::testing::coll::Call::kOracle:            \
+      return PMPI_##Name(__VA_ARGS__);                       \
+    case ::strider::testing::coll::Call::kOracleNonblocking: \
+      return PMPI_I##name(__VA_ARGS__, req);                 \
+    case ::strider::testing::coll::Call::kOraclePersistent:  \
+      STRIDER_COLL_PERSISTENT(P, Name, __VA_ARGS__)          \
+    case ::strider::testing::coll::Call::kBlocking:          \
+      return MPI_##Name(__VA_ARGS__);                        \
+    case ::strider::testing::coll::Call::kNonblocking:       \
+      return MPI_I##name(__VA_ARGS__, req);                  \
+    case ::strider::testing::coll::Call::kPersistent:        \
+      STRIDER_COLL_PERSISTENT(, Name, __VA_ARGS__)           \
+  }                                                          \
   return MPI_ERR_OTHER;

@@ -146,8 +146,7 @@ void fill_values(const ReduceType& type, MPI_Aint extent, int first, int count, 
     if (type.pair) {  // value first, the int index in the last 4 data bytes
       const typespec::Run& last = layout->runs.back();
       put(type.leaf, element + layout->runs.front().offset, value_for(op, type.leaf, rng));
-      put(Leaf::kInt, element + last.offset + last.length - 4,
-          static_cast<long long>(rng() % 6));
+      put(Leaf::kInt, element + last.offset + last.length - 4, static_cast<long long>(rng() % 6));
       continue;
     }
     for (const typespec::Run& run : layout->runs) {

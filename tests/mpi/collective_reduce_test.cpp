@@ -18,11 +18,12 @@ namespace strider::testing::coll {
 namespace {
 
 enum class Kind { kReduce, kAllreduce, kReduceScatter, kReduceScatterBlock, kScan, kExscan };
-constexpr Kind kKinds[] = {Kind::kReduce,             Kind::kAllreduce, Kind::kReduceScatter,
-                           Kind::kReduceScatterBlock, Kind::kScan,      Kind::kExscan};
+constexpr Kind kKinds[] = {Kind::kReduce,        Kind::kAllreduce,
+                           Kind::kReduceScatter, Kind::kReduceScatterBlock,
+                           Kind::kScan,          Kind::kExscan};
 const char* name(Kind k) {
-  constexpr const char* kNames[] = {"Reduce",               "Allreduce", "Reduce_scatter",
-                                    "Reduce_scatter_block", "Scan",      "Exscan"};
+  constexpr const char* kNames[] = {"Reduce", "Allreduce", "Reduce_scatter", "Reduce_scatter_block",
+                                    "Scan",   "Exscan"};
   return kNames[static_cast<int>(k)];
 }
 
@@ -50,7 +51,8 @@ class Reductions : public ::testing::Test {
     if (kind == Kind::kReduceScatter) {
       for (int& n : rcounts) n = random_count(rng);
     }
-    const int total = kind == Kind::kReduceScatter ? std::accumulate(rcounts.begin(), rcounts.end(), 0)
+    const int total = kind == Kind::kReduceScatter
+                          ? std::accumulate(rcounts.begin(), rcounts.end(), 0)
                       : kind == Kind::kReduceScatterBlock ? count * size_
                                                           : count;
     const int mine = rcounts[rank_];
@@ -68,18 +70,16 @@ class Reductions : public ::testing::Test {
       c->send_in_place = true;
       c->recv = element_buffer(type->get(), total, brng);
       fill_values(rt, extent, 0, total, op, brng, &*c->recv);
-      const int result = kind == Kind::kReduceScatter || kind == Kind::kReduceScatterBlock
-                             ? mine
-                             : count;
+      const int result =
+          kind == Kind::kReduceScatter || kind == Kind::kReduceScatterBlock ? mine : count;
       mark_typemap(rt.text, extent, 0, result, *c->recv, &c->mask, 1);
       // Reduce_scatter in place: what follows this rank's block is the MPI's to use.
       mark_typemap(rt.text, extent, result, total - result, *c->recv, &c->mask, 2);
     } else {
       c->send = element_buffer(type->get(), total, brng);
       fill_values(rt, extent, 0, total, op, brng, &*c->send);
-      const int result = kind == Kind::kReduceScatter || kind == Kind::kReduceScatterBlock
-                             ? mine
-                             : count;
+      const int result =
+          kind == Kind::kReduceScatter || kind == Kind::kReduceScatterBlock ? mine : count;
       c->recv = element_buffer(type->get(), result, brng);
       mark_typemap(rt.text, extent, 0, result, *c->recv, &c->mask, 1);
     }
@@ -108,8 +108,7 @@ class Reductions : public ::testing::Test {
         break;
       case Kind::kReduceScatterBlock:
         c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
-          STRIDER_COLL_CALLS(Reduce_scatter_block, reduce_scatter_block, sb, rb, block, t, op,
-                             comm)
+          STRIDER_COLL_CALLS(Reduce_scatter_block, reduce_scatter_block, sb, rb, block, t, op, comm)
         };
         break;
       case Kind::kScan:
@@ -152,8 +151,8 @@ TEST_F(Reductions, PredefinedTypesEveryOp) {
     int k = 0;
     for (const ReduceType& rt : predefined_reduce_types()) {
       for (const OpInfo& op : ops_for(rt)) {
-        cases.push_back(make(kind, rt, op.op, op.name,
-                             seed_of(21, static_cast<int>(kind), round, k++)));
+        cases.push_back(
+            make(kind, rt, op.op, op.name, seed_of(21, static_cast<int>(kind), round, k++)));
       }
     }
   });
@@ -175,8 +174,9 @@ bool predefined_ops_on_derived_types() {
 TEST_F(Reductions, DerivedTypesPredefinedOps) {
   if (!predefined_ops_on_derived_types()) {
     if (rank_ == 0) {
-      std::printf("collective_test: this MPI refuses predefined ops on derived types "
-                  "(Open MPI 4.1: MPI_ERR_OP); those cases are not run here\n");
+      std::printf(
+          "collective_test: this MPI refuses predefined ops on derived types "
+          "(Open MPI 4.1: MPI_ERR_OP); those cases are not run here\n");
     }
     GTEST_SKIP() << "the MPI refuses predefined ops on derived types";
   }
@@ -186,8 +186,8 @@ TEST_F(Reductions, DerivedTypesPredefinedOps) {
       std::mt19937_64 rng(seed_of(22, static_cast<int>(kind), round, k));
       const ReduceType rt = random_reduce_type(rng, leaf);
       for (const OpInfo& op : ops_for(rt)) {
-        cases.push_back(make(kind, rt, op.op, op.name,
-                             seed_of(22, static_cast<int>(kind), round, k++)));
+        cases.push_back(
+            make(kind, rt, op.op, op.name, seed_of(22, static_cast<int>(kind), round, k++)));
       }
     }
   });
@@ -204,7 +204,8 @@ TEST_F(Reductions, UserOpsOnDerivedTypes) {
       for (int j = 0; j < 3; ++j) {
         std::mt19937_64 rng(seed_of(23, static_cast<int>(kind), round, k, 5));
         const ReduceType rt = random_reduce_type(rng, Leaf::kInt);
-        cases.push_back(make(kind, rt, op, op_name, seed_of(23, static_cast<int>(kind), round, k++)));
+        cases.push_back(
+            make(kind, rt, op, op_name, seed_of(23, static_cast<int>(kind), round, k++)));
       }
     }
   });

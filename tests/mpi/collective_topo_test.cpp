@@ -64,9 +64,9 @@ Topology cartesian(MPI_Comm world, int ndims) {
     for (int peer : {src, dst}) {
       t.sources.push_back(peer);
       t.dests.push_back(peer);
-      const std::uint64_t key = mix(mix(static_cast<std::uint64_t>(d) + 11,
-                                        static_cast<std::uint64_t>(std::min(me, peer))),
-                                    static_cast<std::uint64_t>(std::max(me, peer)));
+      const std::uint64_t key = mix(
+          mix(static_cast<std::uint64_t>(d) + 11, static_cast<std::uint64_t>(std::min(me, peer))),
+          static_cast<std::uint64_t>(std::max(me, peer)));
       t.recv_keys.push_back(key);
       t.send_keys.push_back(key);
     }
@@ -91,7 +91,8 @@ Topology graph(MPI_Comm world, int round) {
     if (rng() % 4 == 0) edges.emplace_back(s, d);  // a duplicate
   }
   for (const auto& [s, d] : edges) {
-    const std::uint64_t key = mix(mix(41, static_cast<std::uint64_t>(s)), static_cast<std::uint64_t>(d));
+    const std::uint64_t key =
+        mix(mix(41, static_cast<std::uint64_t>(s)), static_cast<std::uint64_t>(d));
     if (d == me) {
       t.sources.push_back(s);
       t.recv_keys.push_back(key);
@@ -173,8 +174,8 @@ class Neighbors : public ::testing::Test {
       c->recv = v_buffer(*r.type, rcounts, b, &displs);
       const MPI_Datatype st = s.type->get(), rt = r.type->get();
       c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
-        STRIDER_COLL_CALLS(Neighbor_allgatherv, neighbor_allgatherv, sb, sc, st, rb,
-                           arr(rcounts), arr(displs), rt, comm)
+        STRIDER_COLL_CALLS(Neighbor_allgatherv, neighbor_allgatherv, sb, sc, st, rb, arr(rcounts),
+                           arr(displs), rt, comm)
       };
       c->keep = {s.type, r.type};
       cases.push_back(std::move(c));
@@ -213,8 +214,8 @@ class Neighbors : public ::testing::Test {
       c->recv = v_buffer(*r.type, rcounts, b, &rdispls);
       const MPI_Datatype st = s.type->get(), rt = r.type->get();
       c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
-        STRIDER_COLL_CALLS(Neighbor_alltoallv, neighbor_alltoallv, sb, arr(scounts),
-                           arr(sdispls), st, rb, arr(rcounts), arr(rdispls), rt, comm)
+        STRIDER_COLL_CALLS(Neighbor_alltoallv, neighbor_alltoallv, sb, arr(scounts), arr(sdispls),
+                           st, rb, arr(rcounts), arr(rdispls), rt, comm)
       };
       c->keep = {s.type, r.type};
       cases.push_back(std::move(c));
@@ -251,9 +252,8 @@ class Neighbors : public ::testing::Test {
       for (const auto& x : stypes) st.push_back(x->get());
       for (const auto& x : rtypes) rt.push_back(x->get());
       c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
-        STRIDER_COLL_CALLS(Neighbor_alltoallw, neighbor_alltoallw, sb, arr(scounts),
-                           arr(sdispls), arr(st), rb, arr(rcounts), arr(rdispls),
-                           arr(rt), comm)
+        STRIDER_COLL_CALLS(Neighbor_alltoallw, neighbor_alltoallw, sb, arr(scounts), arr(sdispls),
+                           arr(st), rb, arr(rcounts), arr(rdispls), arr(rt), comm)
       };
       c->keep = stypes;
       c->keep.insert(c->keep.end(), rtypes.begin(), rtypes.end());
@@ -280,9 +280,8 @@ TEST_F(Neighbors, PeriodicCartesian2D) {
 TEST_F(Neighbors, DistributedGraph) {
   for (int g = 0; g < 3; ++g) {
     Topology t = graph(world_, g);
-    exercise(rounds(4) / 2 + 1, [&](int round, Cases& cases) {
-      add_cases(t, round + 100 * g, cases);
-    });
+    exercise(rounds(4) / 2 + 1,
+             [&](int round, Cases& cases) { add_cases(t, round + 100 * g, cases); });
     MPI_Comm_free(&t.comm);
   }
 }
@@ -357,7 +356,9 @@ TEST_F(Intercomm, AlltoallAllgatherBcast) {
       auto c = std::make_unique<Case>();
       c->coll = "Bcast";
       c->what = "intercommunicator, " + std::to_string(count) + " x " + base.text + ", root " +
-                (root == MPI_ROOT ? "MPI_ROOT" : root == MPI_PROC_NULL ? "MPI_PROC_NULL" : "0");
+                (root == MPI_ROOT        ? "MPI_ROOT"
+                 : root == MPI_PROC_NULL ? "MPI_PROC_NULL"
+                                         : "0");
       std::mt19937_64 b(seed_of(53, round, root_group, rank_));
       const int n = count * s.mult;
       const MPI_Datatype t = s.type->get();
@@ -401,17 +402,19 @@ TEST_F(Intercomm, ReduceAllreduce) {
         mark_typemap(rt.text, type->extent(), 0, count, *c->recv, &c->mask, 1);
         if (all) {
           c->coll = "Allreduce";
-          c->what = "intercommunicator, " + std::to_string(count) + " x " + rt.text + ", " + op.name;
+          c->what =
+              "intercommunicator, " + std::to_string(count) + " x " + rt.text + ", " + op.name;
           c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
             STRIDER_COLL_CALLS(Allreduce, allreduce, sb, rb, count, t, o, comm)
           };
         } else {
-          const int root =
-              group_ != root_group ? 0 : local_rank_ == 0 ? MPI_ROOT : MPI_PROC_NULL;
+          const int root = group_ != root_group ? 0 : local_rank_ == 0 ? MPI_ROOT : MPI_PROC_NULL;
           c->coll = "Reduce";
           c->what = "intercommunicator, " + std::to_string(count) + " x " + rt.text + ", " +
                     op.name + ", root " +
-                    (root == MPI_ROOT ? "MPI_ROOT" : root == MPI_PROC_NULL ? "MPI_PROC_NULL" : "0");
+                    (root == MPI_ROOT        ? "MPI_ROOT"
+                     : root == MPI_PROC_NULL ? "MPI_PROC_NULL"
+                                             : "0");
           if (root != MPI_ROOT) c->recv_null = true;
           if (root == MPI_ROOT || root == MPI_PROC_NULL) c->send_null = true;
           c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
@@ -500,8 +503,8 @@ TEST(CollectiveErrors, BadArgumentsReturnTheirClass) {
 #ifdef OPEN_MPI
     // Open MPI 4.1 checks the op against the datatype first: MPI_ERR_OP for a reduction on
     // MPI_DATATYPE_NULL.
-    if (b.want == MPI_ERR_TYPE && got == MPI_ERR_OP && std::string(b.what).find("reduce") !=
-                                                           std::string::npos) {
+    if (b.want == MPI_ERR_TYPE && got == MPI_ERR_OP &&
+        std::string(b.what).find("reduce") != std::string::npos) {
       count_case("errors");
       continue;
     }
