@@ -25,11 +25,20 @@ int main(void) { return 0; }" STRIDER_MPI_IS_OPENMPI)
 check_c_source_compiles("#include <mpi.h>
 int main(void) { return MPI_Send_c(0, (MPI_Count)0, MPI_BYTE, 0, 0, MPI_COMM_WORLD); }"
                         STRIDER_HAVE_MPI4_P2P)
+# MPI-4 persistent collectives (MPI_Alltoall_init, ...): MPICH 4 has them, Open MPI 4.1 does not.
+check_c_source_compiles("#include <mpi.h>
+int main(void) { MPI_Request r; return MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &r); }"
+                        STRIDER_HAVE_MPI4_PERSISTENT_COLL)
 unset(CMAKE_REQUIRED_LIBRARIES)
 if(STRIDER_HAVE_MPI4_P2P)
   add_compile_definitions(STRIDER_HAVE_MPI4_P2P=1)
 else()
   add_compile_definitions(STRIDER_HAVE_MPI4_P2P=0)
+endif()
+if(STRIDER_HAVE_MPI4_PERSISTENT_COLL)
+  add_compile_definitions(STRIDER_HAVE_MPI4_PERSISTENT_COLL=1)
+else()
+  add_compile_definitions(STRIDER_HAVE_MPI4_PERSISTENT_COLL=0)
 endif()
 if(STRIDER_HAVE_MPI_LB)
   add_compile_definitions(STRIDER_HAVE_MPI_LB=1)

@@ -38,6 +38,10 @@ typedef struct strider_stats {
   uint64_t pool_host_bytes;   /* pinned host memory the pools hold (now) */
   uint64_t pool_device_bytes; /* device memory the pools hold, all GPUs (now) */
   uint64_t pool_allocations;  /* cudaHostAlloc/cudaMalloc calls the pools made so far */
+  /* Collectives (blocking or nonblocking calls). */
+  uint64_t collectives_served;    /* run by Strider: packed wires or host mirrors */
+  uint64_t collectives_forwarded; /* handed to the MPI unchanged */
+  uint64_t persistent_refused;    /* persistent calls refused on GPU memory (MPI_ERR_BUFFER) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -43,6 +43,9 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->pool_host_bytes = pools.pinned_bytes;
   out->pool_device_bytes = pools.device_bytes;
   out->pool_allocations = pools.allocations;
+  out->collectives_served = c.collectives_served.load();
+  out->collectives_forwarded = c.collectives_forwarded.load();
+  out->persistent_refused = c.persistent_refused.load();
   return 0;
 }
 

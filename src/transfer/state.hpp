@@ -31,6 +31,9 @@ struct Counters {
   std::atomic<std::uint64_t> transfers_oneshot{0};
   std::atomic<std::uint64_t> transfers_staged{0};
   std::atomic<std::uint64_t> transfers_host{0};
+  std::atomic<std::uint64_t> collectives_served{0};
+  std::atomic<std::uint64_t> collectives_forwarded{0};
+  std::atomic<std::uint64_t> persistent_refused{0};
 };
 
 Counters& counters();

@@ -1559,6 +1559,73 @@ TEST_F(P2p, TruncationIsReported) {
 
 // ---- request and datatype lifetime -------------------------------------------------------
 
+// Persistent requests are not served (transfer/persistent.hpp): on memory the MPI can read they
+// go to the MPI and must work (two starts, new data each time); on device memory Strider may
+// refuse them (MPI_ERR_BUFFER, nothing created), as it does on an MPI that is not CUDA-aware.
+// A ring (each rank sends to the next), not self-messages: Open MPI 4.1's persistent Bsend to
+// self delivers stale data from the second start on.
+TEST_F(P2p, PersistentRequestsGoToTheMpiOrAreRefused) {
+  BsendBuffer attached(1 << 16);
+  constexpr int kBytes = 1024;
+  using InitFn = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+  const std::pair<const char*, InitFn> kSends[] = {{"MPI_Send_init", MPI_Send_init},
+                                                   {"MPI_Bsend_init", MPI_Bsend_init},
+                                                   {"MPI_Ssend_init", MPI_Ssend_init},
+                                                   {"MPI_Rsend_init", MPI_Rsend_init}};
+  const int dest = next(1), source = prev(1);
+  // What `rank` sends at `start` of the `kind`-th init.
+  const auto data_of = [](int rank, int kind, int start) {
+    std::mt19937_64 rng(mix(seed_value(), 31 + 8 * rank + 2 * kind + start));
+    Bytes data(kBytes);
+    for (auto& b : data) b = static_cast<unsigned char>(rng());
+    return data;
+  };
+  Bytes zeros(kBytes, 0);
+  PlacedBuffer sendbuf(placement(Role::kSend), zeros, 0);
+  PlacedBuffer recvbuf(placement(Role::kRecv), zeros, 0);
+  const bool device = std::string(sendbuf.placement_name()) == "device" ||
+                      std::string(recvbuf.placement_name()) == "device";
+  int refused = 0;
+  for (int kind = 0; kind < 4; ++kind) {
+    const auto& [name, init] = kSends[kind];
+    MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    const int rrc = MPI_Recv_init(recvbuf.origin(), kBytes, MPI_BYTE, source, 5, comm_, &reqs[0]);
+    const int src = init(sendbuf.origin(), kBytes, MPI_BYTE, dest, 5, comm_, &reqs[1]);
+    for (int rc : {rrc, src}) {
+      if (rc == MPI_SUCCESS) continue;
+      ++refused;
+      EXPECT_TRUE(device) << name << ": refused on " << sendbuf.placement_name() << " memory";
+      int cls = rc;
+      MPI_Error_class(rc, &cls);
+      EXPECT_EQ(cls, MPI_ERR_BUFFER) << name;
+    }
+    // Started only where every rank's pair was created, so that no start waits for a partner
+    // that was refused.
+    int created = rrc == MPI_SUCCESS && src == MPI_SUCCESS, everywhere = 0;
+    MPI_Allreduce(&created, &everywhere, 1, MPI_INT, MPI_MIN, comm_);
+    for (int start = 0; everywhere && start < 2; ++start) {
+      const Bytes data = data_of(rank_, kind, start);
+      sendbuf.write(data);
+      EXPECT_EQ(MPI_Start(&reqs[0]), MPI_SUCCESS) << name;
+      MPI_Barrier(comm_);  // every receive posted: a ready send needs it
+      EXPECT_EQ(MPI_Start(&reqs[1]), MPI_SUCCESS) << name;
+      MPI_Status sts[2];
+      EXPECT_EQ(MPI_Waitall(2, reqs, sts), MPI_SUCCESS) << name;
+      int count = -1;
+      MPI_Get_count(&sts[0], MPI_BYTE, &count);
+      EXPECT_EQ(count, kBytes) << name;
+      EXPECT_EQ(sts[0].MPI_SOURCE, source) << name;
+      expect_same_bytes(recvbuf.read(), data_of(source, kind, start),
+                        std::string(name) + " start " + std::to_string(start + 1));
+    }
+    for (MPI_Request& r : reqs) {
+      if (r != MPI_REQUEST_NULL) EXPECT_EQ(MPI_Request_free(&r), MPI_SUCCESS) << name;
+    }
+  }
+  std::printf("[rank %d] persistent requests on %s memory: %d of 8 inits refused\n", rank_,
+              sendbuf.placement_name(), refused);
+}
+
 // Datatypes freed right after the Isend / Irecv (and Imrecv) that use them, before completion.
 TEST_F(P2p, DatatypesFreedBeforeCompletion) {
   for (int round = 0; round < 9; ++round) {

@@ -6,6 +6,7 @@
 #include "transfer/collective/collectives.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::transfer::collective {
 namespace {
@@ -39,6 +40,7 @@ void own_piece(Call& call, const Group& g, bool in_place) {
 int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
              MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ialltoall)(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                                                  request)
                    : STRIDER_NEXT(MPI_Alltoall)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -64,41 +66,11 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
   });
 }
 
-namespace {
-
-// The -v and -w forms' arguments of one side: the application's, or the wire's.
-struct VArgs {
-  const void* buffer;
-  const int* counts;
-  const int* displs;
-  MPI_Datatype type;
-};
-
-int v_args(Call& call, Side& side, WireArgs& wire, const void* buffer, const int* counts,
-           const int* displs, MPI_Datatype type, VArgs& out) {
-  if (!side.converted()) {
-    out = {buffer, counts, displs, type};
-    return MPI_SUCCESS;
-  }
-  if (const int rc = wire_args(call, side, false, wire)) return rc;
-  // One type for every piece: the first non-empty piece's (all share the application's type).
-  MPI_Datatype t = MPI_BYTE;
-  for (std::size_t i = 0; i < wire.types.size(); ++i) {
-    if (wire.counts[i] > 0) {
-      t = wire.types[i];
-      break;
-    }
-  }
-  out = {wire.buffer, wire.counts.data(), wire.displacements.data(), t};
-  return MPI_SUCCESS;
-}
-
-}  // namespace
-
 int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
               void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
               MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ialltoallv)(sbuf, scounts, sdispls, stype, rbuf, rcounts,
                                                   rdispls, rtype, comm, request)
                    : STRIDER_NEXT(MPI_Alltoallv)(sbuf, scounts, sdispls, stype, rbuf, rcounts,
@@ -115,19 +87,16 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
   own_piece(*call, g, in_place);
   Call& c = *call;
-  VArgs s{}, d{};
-  if (const int rc = v_args(c, c.send, c.send_args, sbuf, scounts, sdispls, stype, s)) return rc;
-  if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, rdispls, rtype, d)) return rc;
+  Varying s{}, d{};
+  if (const int rc = varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) return rc;
+  if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, rdispls, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
-    // The wires' buffers exist once start() has run.
-    if (c.send.converted()) s.buffer = c.send.wire();
-    if (c.recv.converted()) d.buffer = c.recv.wire();
-    return r ? STRIDER_NEXT(MPI_Ialltoallv)(s.buffer, s.counts, s.displs, s.type,
-                                            const_cast<void*>(d.buffer), d.counts, d.displs, d.type,
-                                            comm, r)
-             : STRIDER_NEXT(MPI_Alltoallv)(s.buffer, s.counts, s.displs, s.type,
-                                           const_cast<void*>(d.buffer), d.counts, d.displs, d.type,
-                                           comm);
+    void* sb = wire_or(c.send, sbuf);
+    void* db = wire_or(c.recv, rbuf);
+    return r ? STRIDER_NEXT(MPI_Ialltoallv)(sb, s.counts, s.displs, s.type, db, d.counts, d.displs,
+                                            d.type, comm, r)
+             : STRIDER_NEXT(MPI_Alltoallv)(sb, s.counts, s.displs, s.type, db, d.counts, d.displs,
+                                           d.type, comm);
   });
 }
 
@@ -135,6 +104,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
               const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ialltoallw)(sbuf, scounts, sdispls, stypes, rbuf, rcounts,
                                                   rdispls, rtypes, comm, request)
                    : STRIDER_NEXT(MPI_Alltoallw)(sbuf, scounts, sdispls, stypes, rbuf, rcounts,

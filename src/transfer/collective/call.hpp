@@ -17,6 +17,7 @@
 #include "transfer/collective/side.hpp"
 #include "transfer/operation.hpp"
 #include "transfer/requests.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::transfer::collective {
 
@@ -78,6 +79,7 @@ class CollectiveOperation final : public Operation {
 // `request` is null, else tracked under the request the MPI returns.
 template <class Issue>
 int serve(std::unique_ptr<Call> call, MPI_Request* request, Issue issue) {
+  counters().collectives_served++;
   if (const int rc = start(*call)) return rc;
   if (request == nullptr) {
     const int rc = issue(nullptr);

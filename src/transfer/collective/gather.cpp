@@ -8,39 +8,10 @@
 #include "transfer/collective/roles.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::transfer::collective {
 namespace {
-
-// A -v side's wire arguments (one wire type for all pieces); the application's when the side
-// is not converted.
-struct VArgs {
-  void* buffer;
-  const int* counts;
-  const int* displs;
-  MPI_Datatype type;
-};
-int v_args(Call& call, Side& side, WireArgs& wire, void* buffer, const int* counts,
-           const int* displs, MPI_Datatype type, VArgs& out) {
-  if (!side.converted()) {
-    out = {buffer, counts, displs, type};
-    return MPI_SUCCESS;
-  }
-  if (const int rc = wire_args(call, side, false, wire)) return rc;
-  MPI_Datatype t = MPI_BYTE;
-  for (std::size_t i = 0; i < wire.types.size(); ++i) {
-    if (wire.counts[i] > 0) {
-      t = wire.types[i];
-      break;
-    }
-  }
-  out = {nullptr, wire.counts.data(), wire.displacements.data(), t};
-  return MPI_SUCCESS;
-}
-
-void* wire_or(Side& side, const void* buffer) {
-  return side.converted() ? side.wire() : const_cast<void*>(buffer);
-}
 
 // The send side of an allgather: this rank's piece, from the receive buffer in place.
 bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MPI_Datatype stype) {
@@ -54,6 +25,7 @@ bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MP
 int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
               MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iallgather)(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                                                   request)
                    : STRIDER_NEXT(MPI_Allgather)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -90,6 +62,7 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
 int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
                const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iallgatherv)(sbuf, scount, stype, rbuf, rcounts, displs,
                                                    rtype, comm, request)
                    : STRIDER_NEXT(MPI_Allgatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
@@ -113,8 +86,8 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
     }
   }
   Call& c = *call;
-  VArgs d{};
-  if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, displs, rtype, d)) return rc;
+  Varying d{};
+  if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
     void* dbuf = wire_or(c.recv, rbuf);
@@ -128,6 +101,7 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
 int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
            MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Igather)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
                                                request)
                    : STRIDER_NEXT(MPI_Gather)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
@@ -171,6 +145,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
 int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
             const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Igatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                                                 root, comm, request)
                    : STRIDER_NEXT(MPI_Gatherv)(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
@@ -202,9 +177,9 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
   }
   if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
-  VArgs d{rbuf, rcounts, displs, rtype};
+  Varying d{rcounts, displs, rtype};
   if (role == Role::Root) {
-    if (const int rc = v_args(c, c.recv, c.recv_args, rbuf, rcounts, displs, rtype, d)) return rc;
+    if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;
   }
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -219,6 +194,7 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
 int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
             MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request
                ? STRIDER_NEXT(MPI_Iscatter)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm,
                                             request)
@@ -263,6 +239,7 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
              void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
              MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iscatterv)(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
                                                  root, comm, request)
                    : STRIDER_NEXT(MPI_Scatterv)(sbuf, scounts, displs, stype, rbuf, rcount, rtype,
@@ -294,12 +271,9 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
   }
   if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
-  VArgs s{const_cast<void*>(sbuf), scounts, displs, stype};
+  Varying s{scounts, displs, stype};
   if (role == Role::Root) {
-    if (const int rc =
-            v_args(c, c.send, c.send_args, const_cast<void*>(sbuf), scounts, displs, stype, s)) {
-      return rc;
-    }
+    if (const int rc = varying_args(c, c.send, c.send_args, scounts, displs, stype, s)) return rc;
   }
   return serve(std::move(call), request, [&](MPI_Request* r) {
     void* sb = wire_or(c.send, sbuf);
@@ -313,6 +287,7 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
 
 int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ibcast)(buf, count, type, root, comm, request)
                    : STRIDER_NEXT(MPI_Bcast)(buf, count, type, root, comm);
   };

@@ -8,6 +8,7 @@
 #include "transfer/collective/collectives.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::transfer::collective {
 namespace {
@@ -37,35 +38,12 @@ bool neighbors_of(MPI_Comm comm, int& in, int& out) {
   return false;
 }
 
-struct VArgs {
-  const int* counts;
-  const int* displs;
-  MPI_Datatype type;
-};
-int v_args(Call& call, Side& side, WireArgs& wire, const int* counts, const int* displs,
-           MPI_Datatype type, VArgs& out) {
-  out = {counts, displs, type};
-  if (!side.converted()) return MPI_SUCCESS;
-  if (const int rc = wire_args(call, side, false, wire)) return rc;
-  out = {wire.counts.data(), wire.displacements.data(), MPI_BYTE};
-  for (std::size_t i = 0; i < wire.types.size(); ++i) {
-    if (wire.counts[i] > 0) {
-      out.type = wire.types[i];
-      break;
-    }
-  }
-  return MPI_SUCCESS;
-}
-
-void* wire_or(Side& side, const void* buffer) {
-  return side.converted() ? side.wire() : const_cast<void*>(buffer);
-}
-
 }  // namespace
 
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ineighbor_allgather)(sbuf, scount, stype, rbuf, rcount, rtype,
                                                            comm, request)
                    : STRIDER_NEXT(MPI_Neighbor_allgather)(sbuf, scount, stype, rbuf, rcount, rtype,
@@ -95,6 +73,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
                         const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
                         MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ineighbor_allgatherv)(sbuf, scount, stype, rbuf, rcounts,
                                                             displs, rtype, comm, request)
                    : STRIDER_NEXT(MPI_Neighbor_allgatherv)(sbuf, scount, stype, rbuf, rcounts,
@@ -110,8 +89,8 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
   }
   if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
-  VArgs d{};
-  if (const int rc = v_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;
+  Varying d{};
+  if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
     void* dbuf = wire_or(c.recv, rbuf);
@@ -125,6 +104,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
 int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ineighbor_alltoall)(sbuf, scount, stype, rbuf, rcount, rtype,
                                                           comm, request)
                    : STRIDER_NEXT(MPI_Neighbor_alltoall)(sbuf, scount, stype, rbuf, rcount, rtype,
@@ -156,6 +136,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
                        MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
                        MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ineighbor_alltoallv)(sbuf, scounts, sdispls, stype, rbuf,
                                                            rcounts, rdispls, rtype, comm, request)
                    : STRIDER_NEXT(MPI_Neighbor_alltoallv)(sbuf, scounts, sdispls, stype, rbuf,
@@ -173,9 +154,9 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
   }
   if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
-  VArgs s{}, d{};
-  if (const int rc = v_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) return rc;
-  if (const int rc = v_args(c, c.recv, c.recv_args, rcounts, rdispls, rtype, d)) return rc;
+  Varying s{}, d{};
+  if (const int rc = varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) return rc;
+  if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, rdispls, rtype, d)) return rc;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     void* sb = wire_or(c.send, sbuf);
     void* db = wire_or(c.recv, rbuf);
@@ -191,6 +172,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
                        const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                        MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ineighbor_alltoallw)(sbuf, scounts, sdispls, stypes, rbuf,
                                                            rcounts, rdispls, rtypes, comm, request)
                    : STRIDER_NEXT(MPI_Neighbor_alltoallw)(sbuf, scounts, sdispls, stypes, rbuf,

@@ -3,12 +3,14 @@
 // it holds on this rank, an input loaded before the call and an output stored after.
 #include <numeric>
 
+#include "runtime/log.hpp"
 #include "transfer/collective/call.hpp"
 #include "transfer/collective/collectives.hpp"
 #include "transfer/collective/roles.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
 #include "transfer/staged.hpp"
+#include "transfer/state.hpp"
 
 namespace strider::transfer::collective {
 namespace {
@@ -54,16 +56,26 @@ int not_served(MPI_Comm comm, const char* what) {
   return report_error(comm, what, "GPU buffers on an intercommunicator are not served");
 }
 
+// A negative count: MPI_ERR_COUNT from Strider, since MPICH 4.0's reductions assert (and abort)
+// on one instead of reporting it.
+int bad_count(MPI_Comm comm, const char* what) {
+  runtime::log(runtime::LogLevel::Error, "%s: negative count", what);
+  PMPI_Comm_call_errhandler(comm, MPI_ERR_COUNT);
+  return MPI_ERR_COUNT;
+}
+
 }  // namespace
 
 int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
            MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ireduce)(sbuf, rbuf, count, type, op, root, comm, request)
                    : STRIDER_NEXT(MPI_Reduce)(sbuf, rbuf, count, type, op, root, comm);
   };
   Group g;
-  if (strider_off() || count < 0 || !group_of(comm, g)) return forward();
+  if (strider_off() || !group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, "MPI_Reduce");
   const Role role = role_of(g, root);
   if (role == Role::Idle) return forward();
   auto call = std::make_unique<Call>(comm);
@@ -82,11 +94,13 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
 int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
               MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iallreduce)(sbuf, rbuf, count, type, op, comm, request)
                    : STRIDER_NEXT(MPI_Allreduce)(sbuf, rbuf, count, type, op, comm);
   };
   Group g;
-  if (strider_off() || count < 0 || !group_of(comm, g)) return forward();
+  if (strider_off() || !group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, "MPI_Allreduce");
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
@@ -100,6 +114,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
 int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
                    MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ireduce_scatter)(sbuf, rbuf, rcounts, type, op, comm, request)
                    : STRIDER_NEXT(MPI_Reduce_scatter)(sbuf, rbuf, rcounts, type, op, comm);
   };
@@ -107,7 +122,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   if (strider_off() || !group_of(comm, g)) return forward();
   int size = 0;
   PMPI_Comm_size(comm, &size);
-  if (negative(size, rcounts)) return forward();
+  if (negative(size, rcounts)) return bad_count(comm, "MPI_Reduce_scatter");
   const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
@@ -130,12 +145,14 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
 int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
                          MPI_Comm comm, MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Ireduce_scatter_block)(sbuf, rbuf, rcount, type, op, comm,
                                                              request)
                    : STRIDER_NEXT(MPI_Reduce_scatter_block)(sbuf, rbuf, rcount, type, op, comm);
   };
   Group g;
-  if (strider_off() || rcount < 0 || !group_of(comm, g)) return forward();
+  if (strider_off() || !group_of(comm, g)) return forward();
+  if (rcount < 0) return bad_count(comm, "MPI_Reduce_scatter_block");
   int size = 0;
   PMPI_Comm_size(comm, &size);
   const long long total = static_cast<long long>(rcount) * size;
@@ -160,11 +177,14 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
 int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
          MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iscan)(sbuf, rbuf, count, type, op, comm, request)
                    : STRIDER_NEXT(MPI_Scan)(sbuf, rbuf, count, type, op, comm);
   };
   Group g;
-  if (strider_off() || count < 0 || !group_of(comm, g) || g.inter) return forward();
+  if (strider_off() || !group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, "MPI_Scan");
+  if (g.inter) return forward();
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
@@ -178,11 +198,14 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
 int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
            MPI_Request* request) {
   const auto forward = [&] {
+    counters().collectives_forwarded++;
     return request ? STRIDER_NEXT(MPI_Iexscan)(sbuf, rbuf, count, type, op, comm, request)
                    : STRIDER_NEXT(MPI_Exscan)(sbuf, rbuf, count, type, op, comm);
   };
   Group g;
-  if (strider_off() || count < 0 || !group_of(comm, g) || g.inter) return forward();
+  if (strider_off() || !group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, "MPI_Exscan");
+  if (g.inter) return forward();
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   // Rank 0's receive buffer is undefined after the call: loaded, so it comes back unchanged.

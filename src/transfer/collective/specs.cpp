@@ -52,4 +52,24 @@ Uniform uniform_args(Side& side, const void* buffer, int count, MPI_Datatype typ
   return {side.wire(), c, t};
 }
 
+int varying_args(Call& call, Side& side, WireArgs& wire, const int counts[], const int displs[],
+                 MPI_Datatype type, Varying& out) {
+  out = {counts, displs, type};
+  if (!side.converted()) return MPI_SUCCESS;
+  if (const int rc = wire_args(call, side, false, wire)) return rc;
+  // Pieces with nothing to carry may have no wire type of their own: take a non-empty one's.
+  out = {wire.counts.data(), wire.displacements.data(), MPI_BYTE};
+  for (std::size_t i = 0; i < wire.types.size(); ++i) {
+    if (wire.counts[i] > 0) {
+      out.type = wire.types[i];
+      break;
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+void* wire_or(Side& side, const void* buffer) {
+  return side.converted() ? side.wire() : const_cast<void*>(buffer);
+}
+
 }  // namespace strider::transfer::collective

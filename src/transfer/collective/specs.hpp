@@ -37,6 +37,19 @@ struct Uniform {
 // For a converted side (all pieces alike); the application's own for the others.
 Uniform uniform_args(Side& side, const void* buffer, int count, MPI_Datatype type);
 
+// A -v side's wire arguments: per piece a count and a displacement in wire elements, and one
+// wire type for all pieces (they share the application's type); the application's own when the
+// side is not converted.
+struct Varying {
+  const int* counts;
+  const int* displs;
+  MPI_Datatype type;
+};
+int varying_args(Call& call, Side& side, WireArgs& wire, const int counts[], const int displs[],
+                 MPI_Datatype type, Varying& out);
+// The buffer the MPI gets for a side: its wire (once start() has run) or the application's.
+void* wire_or(Side& side, const void* buffer);
+
 // Whether Strider is off (STRIDER_DISABLE) for every call.
 bool strider_off();
 

@@ -1,0 +1,95 @@
+// The persistent point-to-point calls (MPI_Send_init, ..., MPI_Recv_init, and MPI-4's
+// large-count forms where the MPI has them). Not served (transfer/persistent.hpp): on GPU memory
+// and an MPI that is not CUDA-aware they are refused with MPI_ERR_BUFFER; otherwise they go to
+// the MPI.
+#include <mpi.h>
+
+#include "interpose/export.hpp"
+#include "transfer/next.hpp"
+#include "transfer/persistent.hpp"
+
+using namespace strider::transfer;
+
+STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest,
+                                 int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Send_init", "MPI_Isend");
+  }
+  return STRIDER_NEXT(MPI_Send_init)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
+                                  int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Bsend_init", "MPI_Ibsend");
+  }
+  return STRIDER_NEXT(MPI_Bsend_init)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
+                                  int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Ssend_init", "MPI_Issend");
+  }
+  return STRIDER_NEXT(MPI_Ssend_init)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
+                                  int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Rsend_init", "MPI_Irsend");
+  }
+  return STRIDER_NEXT(MPI_Rsend_init)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                                 MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Recv_init", "MPI_Irecv");
+  }
+  return STRIDER_NEXT(MPI_Recv_init)(buf, count, datatype, source, tag, comm, request);
+}
+
+#if STRIDER_HAVE_MPI4_P2P
+
+STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                   int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Send_init_c", "MPI_Isend_c");
+  }
+  return STRIDER_NEXT(MPI_Send_init_c)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Bsend_init_c", "MPI_Ibsend_c");
+  }
+  return STRIDER_NEXT(MPI_Bsend_init_c)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Ssend_init_c", "MPI_Issend_c");
+  }
+  return STRIDER_NEXT(MPI_Ssend_init_c)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Rsend_init_c", "MPI_Irsend_c");
+  }
+  return STRIDER_NEXT(MPI_Rsend_init_c)(buf, count, datatype, dest, tag, comm, request);
+}
+
+STRIDER_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source,
+                                   int tag, MPI_Comm comm, MPI_Request* request) {
+  if (refuse_persistent({buf}, false)) {
+    return persistent_refused(comm, "MPI_Recv_init_c", "MPI_Irecv_c");
+  }
+  return STRIDER_NEXT(MPI_Recv_init_c)(buf, count, datatype, source, tag, comm, request);
+}
+
+#endif  // STRIDER_HAVE_MPI4_P2P
