@@ -42,6 +42,7 @@ typedef struct strider_stats {
   uint64_t collectives_served;    /* run by Strider: packed wires or host mirrors */
   uint64_t collectives_forwarded; /* handed to the MPI unchanged */
   uint64_t persistent_refused;    /* persistent calls refused on GPU memory (MPI_ERR_BUFFER) */
+  uint64_t collectives_same_node; /* of those served, moved GPU to GPU (no host memory) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -46,6 +46,7 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->collectives_served = c.collectives_served.load();
   out->collectives_forwarded = c.collectives_forwarded.load();
   out->persistent_refused = c.persistent_refused.load();
+  out->collectives_same_node = c.collectives_same_node.load();
   return 0;
 }
 

@@ -35,6 +35,7 @@ struct Config {
   HostPath host_collectives = HostPath::Forward;  // STRIDER_COLL_HOST
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
   Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
+  bool same_node = true;                          // STRIDER_SAME_NODE: GPU to GPU on one node
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 

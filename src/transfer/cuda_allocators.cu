@@ -4,6 +4,7 @@
 #include "runtime/device_context.hpp"
 #include "runtime/log.hpp"
 #include "transfer/wire_buffers.hpp"
+#include "transfer/wire_ipc.hpp"
 
 namespace strider::transfer {
 
@@ -38,6 +39,7 @@ Allocator device_allocator(int device) {
             return p;
           },
           [device](void* p) {
+            forget_wire_export(p);
             runtime::DeviceGuard guard(device);
             (void)cudaFree(p);
           }};

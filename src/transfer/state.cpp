@@ -4,9 +4,11 @@
 
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "transfer/collective/same_node.hpp"
 #include "transfer/collective/wire_types.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/placement.hpp"
+#include "transfer/wire_ipc.hpp"
 
 namespace strider::transfer {
 
@@ -85,6 +87,8 @@ void on_init() {
 void on_finalize() {
   plans().clear();
   collective::free_wire_types();
+  collective::free_same_node_keyval();
+  close_wire_imports();
   std::lock_guard lock(g_keyval_mutex);
   if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&g_keyval);
   g_keyval = MPI_KEYVAL_INVALID;

@@ -34,6 +34,7 @@ struct Counters {
   std::atomic<std::uint64_t> collectives_served{0};
   std::atomic<std::uint64_t> collectives_forwarded{0};
   std::atomic<std::uint64_t> persistent_refused{0};
+  std::atomic<std::uint64_t> collectives_same_node{0};
 };
 
 Counters& counters();

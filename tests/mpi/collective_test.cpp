@@ -27,6 +27,8 @@
 namespace strider::testing::coll {
 namespace {
 
+bool one_node();
+
 class CountsPrinter : public ::testing::Environment {
  public:
   void SetUp() override {
@@ -47,10 +49,13 @@ class CountsPrinter : public ::testing::Environment {
     // The path taken, from Strider's counters: every rank packs with STRIDER_COLL_HOST=pack or
     // device memory everywhere, and serves nothing when it forwards host memory.
     const strider_stats s = stats();
-    std::printf("[rank %d] collectives served %llu, forwarded %llu, persistent refused %llu\n",
-                world_rank(), static_cast<unsigned long long>(s.collectives_served),
-                static_cast<unsigned long long>(s.collectives_forwarded),
-                static_cast<unsigned long long>(s.persistent_refused));
+    std::printf(
+        "[rank %d] collectives served %llu (GPU to GPU on one node %llu), forwarded %llu, "
+        "persistent refused %llu\n",
+        world_rank(), static_cast<unsigned long long>(s.collectives_served),
+        static_cast<unsigned long long>(s.collectives_same_node),
+        static_cast<unsigned long long>(s.collectives_forwarded),
+        static_cast<unsigned long long>(s.persistent_refused));
     const char* host = std::getenv("STRIDER_COLL_HOST");
     const bool pack = host != nullptr && std::string(host) == "pack";
     const std::string where = placement_summary();
@@ -59,11 +64,30 @@ class CountsPrinter : public ::testing::Environment {
     } else if (where == "host memory on every rank") {
       EXPECT_EQ(s.collectives_served, 0u);
     }
+    // Device memory on every rank of one node: the blocking all-to-alls go GPU to GPU (unless
+    // switched off); never with host memory anywhere.
+    const char* same_node = std::getenv("STRIDER_SAME_NODE");
+    const bool same_node_on = same_node == nullptr || std::string(same_node) != "0";
+    if (where == "device memory on every rank" && same_node_on && one_node()) {
+      EXPECT_GT(s.collectives_same_node, 0u);
+    } else if (where == "host memory on every rank") {
+      EXPECT_EQ(s.collectives_same_node, 0u);
+    }
     EXPECT_EQ(s.persistent_refused > 0, persistent_refused_everywhere());
   }
 };
 [[maybe_unused]] const auto* const kPrinter =
     ::testing::AddGlobalTestEnvironment(new CountsPrinter);
+
+// Whether every rank runs on this node.
+bool one_node() {
+  MPI_Comm node = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int size = 0;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size == world_size();
+}
 
 bool bit(std::uint64_t seed) { return (seed >> 17) & 1; }
 

@@ -61,6 +61,17 @@ TEST(Config, PointToPointVariables) {
   EXPECT_TRUE(c.problems.empty());
 }
 
+TEST(Config, SameNode) {
+  EXPECT_TRUE(parse({}).same_node);
+  EXPECT_FALSE(parse({{"STRIDER_SAME_NODE", "0"}}).same_node);
+  EXPECT_FALSE(parse({{"STRIDER_SAME_NODE", "off"}}).same_node);
+  EXPECT_TRUE(parse({{"STRIDER_SAME_NODE", "yes"}}).same_node);
+  const Config bad = parse({{"STRIDER_SAME_NODE", "sometimes"}});
+  EXPECT_TRUE(bad.same_node);
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_NE(bad.problems[0].find("STRIDER_SAME_NODE"), std::string::npos);
+}
+
 TEST(Config, ByteCounts) {
   EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "4096"}}).pool_bytes, 4096u);
   EXPECT_EQ(parse({{"STRIDER_POOL_BYTES", "2k"}}).pool_bytes, 2048u);

@@ -102,4 +102,16 @@ bool copy(void* dst, const void* src, std::size_t bytes, std::string& error) {
 
 bool available() { return true; }
 
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      (void)cudaGetLastError();
+      n = 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
 }  // namespace strider::engine::cuda

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "canon/strided_block.hpp"
+#include "engine/cuda/batch_plan.hpp"
 #include "engine/cuda/policy.hpp"
 #include "engine/cuda/span.hpp"
 #include "engine/cuda/type_state.hpp"
@@ -57,6 +58,12 @@ Outcome pack_batch(Span<const BatchItem> items, const runtime::BufferView& packe
 Outcome unpack_batch(const runtime::BufferView& packed, std::int64_t packed_bytes,
                      Span<const BatchItem> items, const Policy& policy, std::string& error);
 
+// Runs `copies` (packs, unpacks or layout-to-layout copies, batch_plan.hpp) on GPU `device`
+// with one kernel launch: every base must be device memory its kernels reach (its own, a peer
+// GPU's, or another process's mapped into this one). Waits.
+Outcome copy_batch(Span<const BatchCopy> copies, int device, const Policy& policy,
+                   std::string& error);
+
 // Copies `count_from` elements of one layout at `from_view` into `count_to` elements of another
 // at `to_view` (equal packed bytes; else Failed), both in GPU memory (the GPU holding `to_view`,
 // `from_view` on it or on a peer it can reach), with one kernel and no packed buffer. Waits.
@@ -69,5 +76,8 @@ bool copy(void* dst, const void* src, std::size_t bytes, std::string& error);
 
 // Whether this build has the GPU engine.
 bool available();
+
+// GPUs this process sees (0 without CUDA, a driver or a GPU); asked once.
+int device_count();
 
 }  // namespace strider::engine::cuda

@@ -230,6 +230,16 @@ Outcome unpack_batch(const BufferView& packed, std::int64_t packed_bytes,
   });
 }
 
+Outcome copy_batch(Span<const BatchCopy> copies, int device, const Policy& policy,
+                   std::string& error) {
+  return on_device(device, error, [&](DeviceContext& ctx) {
+    const std::vector<BatchCopy> all(copies.begin(), copies.end());
+    const cudaError_t rc = run_batch(
+        all, ctx, policy, true, [] { return cudaSuccess; }, [] { return cudaSuccess; });
+    return outcome_of(rc, "GPU batch copy", error);
+  });
+}
+
 Outcome copy_layout(const Layout& from, std::int64_t count_from, const BufferView& from_view,
                     const Layout& to, std::int64_t count_to, const BufferView& to_view,
                     const Policy& policy, std::string& error) {

@@ -25,6 +25,10 @@ Outcome unpack_batch(const runtime::BufferView&, std::int64_t, Span<const BatchI
   return Outcome::Fallback;
 }
 
+Outcome copy_batch(Span<const BatchCopy>, int, const Policy&, std::string&) {
+  return Outcome::Fallback;
+}
+
 Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
                     std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
   return Outcome::Fallback;
@@ -36,5 +40,7 @@ bool copy(void*, const void*, std::size_t, std::string& error) {
 }
 
 bool available() { return false; }
+
+int device_count() { return 0; }
 
 }  // namespace strider::engine::cuda

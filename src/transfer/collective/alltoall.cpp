@@ -1,9 +1,11 @@
 // Alltoall, Alltoallv, Alltoallw: a piece per peer on each side. With MPI_IN_PLACE the send
 // pieces are the receive pieces; the wires are never in place, so the MPI sees an ordinary call.
+// Blocking calls on one node first try GPU to GPU (same_node.hpp), which every rank must ask.
 #include <climits>
 
 #include "transfer/collective/call.hpp"
 #include "transfer/collective/collectives.hpp"
+#include "transfer/collective/same_node.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
 #include "transfer/state.hpp"
@@ -50,11 +52,16 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
   const bool in_place = sbuf == MPI_IN_PLACE;
   if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
   std::vector<PieceSpec> send_specs, recv_specs;
-  if (!uniform_specs(g.size, rcount, rtype, recv_specs)) return forward();
-  if (!in_place && !uniform_specs(g.size, scount, stype, send_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
-  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
-  own_piece(*call, g, in_place);
+  const bool served = uniform_specs(g.size, rcount, rtype, recv_specs) &&
+                      (in_place || uniform_specs(g.size, scount, stype, send_specs)) &&
+                      describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) own_piece(*call, g, in_place);
+  if (int rc = 0;
+      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -81,11 +88,16 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   const bool in_place = sbuf == MPI_IN_PLACE;
   if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
   std::vector<PieceSpec> send_specs, recv_specs;
-  if (!varying_specs(g.size, rcounts, rdispls, rtype, recv_specs)) return forward();
-  if (!in_place && !varying_specs(g.size, scounts, sdispls, stype, send_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
-  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
-  own_piece(*call, g, in_place);
+  const bool served = varying_specs(g.size, rcounts, rdispls, rtype, recv_specs) &&
+                      (in_place || varying_specs(g.size, scounts, sdispls, stype, send_specs)) &&
+                      describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) own_piece(*call, g, in_place);
+  if (int rc = 0;
+      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   Call& c = *call;
   Varying s{}, d{};
   if (const int rc = varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) return rc;
@@ -119,8 +131,13 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
   typed_specs(g.size, rcounts, rdispls, rtypes, recv_specs);
   if (!in_place) typed_specs(g.size, scounts, sdispls, stypes, send_specs);
   auto call = std::make_unique<Call>(comm);
-  if (!describe_sides(*call, sbuf, rbuf, send_specs, recv_specs)) return forward();
-  own_piece(*call, g, in_place);
+  const bool served = describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) own_piece(*call, g, in_place);
+  if (int rc = 0;
+      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   Call& c = *call;
   // The wire's byte displacements as ints (the -w forms of MPI-3 take int displacements).
   std::vector<int> send_displs, recv_displs;

@@ -17,10 +17,6 @@ runtime::BufferView shifted(runtime::BufferView v, std::int64_t bytes) {
   return v;
 }
 
-bool batchable(const Piece& p) {
-  return !p.skip && p.bytes() > 0 && p.object.gpu && gpu_engine_serves(*p.object.plan);
-}
-
 // The pieces the engine's batch takes, and whether any is left for one-by-one handling.
 std::vector<engine::cuda::BatchItem> batch_items(const std::vector<Piece>& pieces, bool& rest) {
   std::vector<engine::cuda::BatchItem> items;
@@ -45,6 +41,10 @@ std::int64_t wire_bytes(const std::vector<Piece>& pieces) {
 }
 
 }  // namespace
+
+bool batchable(const Piece& p) {
+  return !p.skip && p.bytes() > 0 && p.object.gpu && gpu_engine_serves(*p.object.plan);
+}
 
 int pack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm) {
   bool rest = false;
@@ -81,6 +81,38 @@ int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wi
     const runtime::BufferView at = shifted(wire, p.offset);
     if (const int rc = unpack_object(p.object, at.host, at, HostPacking::Strider, comm)) return rc;
   }
+  return MPI_SUCCESS;
+}
+
+int unpack_batch_from(const std::vector<Piece>& pieces,
+                      const std::vector<const std::byte*>& sources, const Piece* own_from,
+                      const Piece* own_to, int device, MPI_Comm comm) {
+  const auto layout = [](const Piece& p) {
+    const plan::Plan& plan = *p.object.plan;
+    return engine::cuda::BatchSide{&plan.form, plan.bounds.extent, &plan.gpu, p.object.count,
+                                   p.object.view.device};
+  };
+  std::vector<engine::cuda::BatchCopy> copies;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    if (p.skip || p.bytes() == 0) continue;
+    if (!batchable(p)) return report_error(comm, "GPU unpack", "a piece the GPU batch cannot take");
+    copies.push_back(
+        {{nullptr, 0, nullptr, p.bytes(), const_cast<std::byte*>(sources[i])}, layout(p)});
+  }
+  if (own_from && own_to && own_from->bytes() > 0) {
+    Piece from = *own_from, to = *own_to;
+    from.skip = to.skip = false;
+    if (!batchable(from) || !batchable(to)) {
+      return report_error(comm, "GPU copy", "a piece the GPU batch cannot take");
+    }
+    copies.push_back({layout(from), layout(to)});
+  }
+  if (copies.empty()) return MPI_SUCCESS;
+  std::string error;
+  const auto outcome = engine::cuda::copy_batch(copies, device, gpu_policy(), error);
+  if (outcome != engine::cuda::Outcome::Done) return report_error(comm, "GPU unpack", error);
+  counters().unpacks_gpu += copies.size();
   return MPI_SUCCESS;
 }
 

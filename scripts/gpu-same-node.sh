@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# One call on a GPU machine for the same-node path (issue 12): build (sm_90), the GPU tests (not
+# the soak test), then bench/transpose with two ranks and Strider preloaded, the same run once
+# with STRIDER_SAME_NODE=1 (GPU to GPU through CUDA IPC) and once with 0 (through host memory).
+# Results under $OUT (default ./gpu-out): ctest-gpu.txt, transpose_same_node.csv,
+# transpose_host.csv, same-node.txt (the log), extras.tar.gz (build logs).
+# Usage: scripts/gpu-same-node.sh [bench/transpose arguments]   Env: OUT, TEST_TIMEOUT (s, 240)
+set -uo pipefail
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/extras"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+build=build/gpu-openmpi
+deps=()
+[[ -d .deps/googletest ]] && deps+=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+[[ -d .deps/CLI11 ]] && deps+=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
+[[ -d .deps/nlohmann_json ]] && deps+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
+start=$SECONDS
+log=$OUT/same-node.txt
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
+cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure.txt" 2>&1 || { tail -20 "$OUT/extras/configure.txt"; exit 1; }
+cmake --build $build -j "$(nproc)" >"$OUT/extras/build.txt" 2>&1 || { tail -40 "$OUT/extras/build.txt"; exit 1; }
+echo "== built in $((SECONDS - start)) s" | tee -a "$log"
+timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
+  >"$OUT/ctest-gpu.txt" 2>&1
+echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$log"
+grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$log"
+# Which path the collective tests took, from Strider's counters.
+for t in gpu_collective_test_device gpu_collective_test_mixed gpu_collective_test_managed; do
+  ctest --test-dir $build -R "^$t\$" -V 2>&1 | grep -E "GPU to GPU|FAILED|Failure" | head -6 | sed "s/^/$t: /" | tee -a "$log"
+done
+lib=$build/src/libstrider.so
+args=("$@")
+(( ${#args[@]} )) || args=(--n 64 128 256 --n2d 1024 4096 --iters 20)
+for mode in 1 0; do
+  name=$([[ $mode == 1 ]] && echo same_node || echo host)
+  echo "== transpose, STRIDER_SAME_NODE=$mode ($((SECONDS - start)) s)" | tee -a "$log"
+  timeout 150 mpirun.openmpi --allow-run-as-root -n 2 -x LD_PRELOAD="$lib" -x STRIDER_SAME_NODE=$mode \
+    $build/bench/strider_bench_transpose "${args[@]}" --csv "$OUT/transpose_$name.csv" 2>&1 | tee -a "$log"
+done
+tar czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
+echo "== done after $((SECONDS - start)) s" | tee -a "$log"

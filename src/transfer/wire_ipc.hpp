@@ -1,0 +1,36 @@
+// Device wire buffers shared between processes of one node (CUDA IPC): a rank exports the wire
+// it packed, its peers map it and read their pieces straight from it, GPU to GPU. Only Strider's
+// own wires are exported: each is one cudaMalloc allocation (its own base), and the pool tells
+// this file when it frees one, so an export never outlives its allocation.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "transfer/wire_buffers.hpp"
+
+namespace strider::transfer {
+
+// The IPC handle of a whole allocation (cudaIpcMemHandle_t's bytes).
+struct WireHandle {
+  std::array<unsigned char, 64> bytes{};
+};
+
+// The handle of a device wire; cached per allocation. False with `error` when the allocation
+// cannot be shared (a build without CUDA, or the driver refuses).
+bool export_wire(const WireBuffer& wire, WireHandle& out, std::string& error);
+
+// A peer's wire mapped into this process, for kernels on the current GPU (peer access is
+// enabled on first use where the two GPUs differ). Mappings are cached by handle: a freed and
+// reallocated allocation has a new handle, so a stale mapping is never returned; the oldest
+// mappings are closed past a bound. Null with `error` when it cannot be mapped.
+std::byte* import_wire(const WireHandle& handle, std::string& error);
+
+// The pool frees `base` (device memory): its export is forgotten.
+void forget_wire_export(const void* base);
+
+// Closes every mapping (MPI_Finalize, while the CUDA runtime is still up).
+void close_wire_imports();
+
+}  // namespace strider::transfer

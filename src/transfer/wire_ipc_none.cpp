@@ -1,0 +1,20 @@
+// Without CUDA no wire is ever device memory, so none is shared.
+#include "transfer/wire_ipc.hpp"
+
+namespace strider::transfer {
+
+bool export_wire(const WireBuffer&, WireHandle&, std::string& error) {
+  error = "built without CUDA";
+  return false;
+}
+
+std::byte* import_wire(const WireHandle&, std::string& error) {
+  error = "built without CUDA";
+  return nullptr;
+}
+
+void forget_wire_export(const void*) {}
+
+void close_wire_imports() {}
+
+}  // namespace strider::transfer
