@@ -37,6 +37,14 @@ void own_piece(Call& call, const Group& g, bool in_place) {
   copy_own_piece(call, g.rank, g.rank);
 }
 
+// Blocking calls on an intracommunicator: GPU to GPU when every rank can (same_node.hpp).
+bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI_Request* request,
+                   int& rc) {
+  if (request || g.inter) return false;
+  const SameNodeShape shape{SameNodeShape::Exchange::Alltoall, g.size, g.size, in_place, g.rank};
+  return same_node_collective(comm, shape, call, rc);
+}
+
 }  // namespace
 
 int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -57,8 +65,7 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
                       (in_place || uniform_specs(g.size, scount, stype, send_specs)) &&
                       describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
-  if (int rc = 0;
-      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+  if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
     return rc;
   }
   if (!served) return forward();
@@ -93,8 +100,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
                       (in_place || varying_specs(g.size, scounts, sdispls, stype, send_specs)) &&
                       describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
-  if (int rc = 0;
-      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+  if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
     return rc;
   }
   if (!served) return forward();
@@ -133,8 +139,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
   auto call = std::make_unique<Call>(comm);
   const bool served = describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
-  if (int rc = 0;
-      !request && same_node_alltoall(comm, g, served ? call.get() : nullptr, in_place, rc)) {
+  if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
     return rc;
   }
   if (!served) return forward();

@@ -1,11 +1,13 @@
 // The neighbourhood collectives on Cartesian, graph and distributed-graph communicators: a
 // piece per out-neighbour on the send side (one piece for the allgathers), a piece per
 // in-neighbour on the receive side, in the topology's neighbour order. A neighbour may appear
-// more than once, or be this rank: each occurrence is its own piece, moved by the MPI.
+// more than once, or be this rank: each occurrence is its own piece, moved by the MPI (or, GPU
+// to GPU on one node, matched by the MPI: same_node.hpp).
 #include <climits>
 
 #include "transfer/collective/call.hpp"
 #include "transfer/collective/collectives.hpp"
+#include "transfer/collective/same_node.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
 #include "transfer/state.hpp"
@@ -38,6 +40,14 @@ bool neighbors_of(MPI_Comm comm, int& in, int& out) {
   return false;
 }
 
+// Blocking calls: GPU to GPU when every rank can (same_node.hpp); every rank must ask.
+bool try_same_node(MPI_Comm comm, SameNodeShape::Exchange exchange, int send_pieces,
+                   int recv_pieces, Call* call, MPI_Request* request, int& rc) {
+  if (request) return false;
+  const SameNodeShape shape{exchange, send_pieces, recv_pieces};
+  return same_node_collective(comm, shape, call, rc);
+}
+
 }  // namespace
 
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -53,11 +63,14 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
   if (strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
-  if (!single_spec(scount, stype, 0, specs) || !call->send.describe(sbuf, specs)) return forward();
-  if (!uniform_specs(in, rcount, rtype, specs) || !call->recv.describe(rbuf, specs)) {
-    return forward();
+  const bool served = single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
+                      uniform_specs(in, rcount, rtype, specs) && call->recv.describe(rbuf, specs) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, SameNodeShape::Exchange::NeighborAllgather, 1, in,
+                                served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!served) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -83,11 +96,15 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
   if (strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
-  if (!single_spec(scount, stype, 0, specs) || !call->send.describe(sbuf, specs)) return forward();
-  if (!varying_specs(in, rcounts, displs, rtype, specs) || !call->recv.describe(rbuf, specs)) {
-    return forward();
+  const bool served = single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
+                      varying_specs(in, rcounts, displs, rtype, specs) &&
+                      call->recv.describe(rbuf, specs) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, SameNodeShape::Exchange::NeighborAllgather, 1, in,
+                                served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!served) return forward();
   Call& c = *call;
   Varying d{};
   if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;
@@ -114,13 +131,15 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
   if (strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
-  if (!uniform_specs(out, scount, stype, specs) || !call->send.describe(sbuf, specs)) {
-    return forward();
+  const bool served = uniform_specs(out, scount, stype, specs) &&
+                      call->send.describe(sbuf, specs) && uniform_specs(in, rcount, rtype, specs) &&
+                      call->recv.describe(rbuf, specs) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, SameNodeShape::Exchange::NeighborAlltoall, out, in,
+                                served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (!uniform_specs(in, rcount, rtype, specs) || !call->recv.describe(rbuf, specs)) {
-    return forward();
-  }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!served) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -146,13 +165,15 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
   if (strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
-  if (!varying_specs(out, scounts, sdispls, stype, specs) || !call->send.describe(sbuf, specs)) {
-    return forward();
+  const bool served =
+      varying_specs(out, scounts, sdispls, stype, specs) && call->send.describe(sbuf, specs) &&
+      varying_specs(in, rcounts, rdispls, rtype, specs) && call->recv.describe(rbuf, specs) &&
+      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, SameNodeShape::Exchange::NeighborAlltoall, out, in,
+                                served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (!varying_specs(in, rcounts, rdispls, rtype, specs) || !call->recv.describe(rbuf, specs)) {
-    return forward();
-  }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  if (!served) return forward();
   Call& c = *call;
   Varying s{}, d{};
   if (const int rc = varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) return rc;
@@ -182,12 +203,17 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   if (strider_off() || !neighbors_of(comm, in, out)) return forward();
   if (negative(out, scounts) || negative(in, rcounts)) return forward();
   auto call = std::make_unique<Call>(comm);
-  std::vector<PieceSpec> specs;
-  typed_specs(out, scounts, sdispls, stypes, specs);
-  if (!call->send.describe(sbuf, specs)) return forward();
-  typed_specs(in, rcounts, rdispls, rtypes, specs);
-  if (!call->recv.describe(rbuf, specs)) return forward();
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  std::vector<PieceSpec> send_specs, recv_specs;
+  typed_specs(out, scounts, sdispls, stypes, send_specs);
+  typed_specs(in, rcounts, rdispls, rtypes, recv_specs);
+  const bool served = call->send.describe(sbuf, send_specs) &&
+                      call->recv.describe(rbuf, recv_specs) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, SameNodeShape::Exchange::NeighborAlltoall, out, in,
+                                served ? call.get() : nullptr, request, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   Call& c = *call;
   if (c.send.converted()) {
     if (const int rc = wire_args(c, c.send, true, c.send_args)) return rc;

@@ -1,5 +1,7 @@
 #include "transfer/collective/same_node.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -59,33 +61,37 @@ bool same_node_comm(MPI_Comm comm, int size) {
   return all != 0;
 }
 
-// ---- step 2: the record each rank publishes --------------------------------------------------
+// ---- step 2: the record of each piece --------------------------------------------------------
 
-struct Header {
-  std::int32_t ready = 0;
-  std::int32_t unused = 0;
+struct Record {
+  std::int32_t ready = 0;    // the sender takes part
+  std::int32_t process = 0;  // the sender's process id: its own records need no mapping
+  std::int64_t offset = 0;   // of the piece's packed bytes in the sender's wire
+  std::int64_t bytes = 0;
   WireHandle wire;
 };
-// Per peer: where the piece for that peer starts in the sender's wire, and its packed bytes.
-struct Slot {
-  std::int64_t offset = 0;
-  std::int64_t bytes = 0;
-};
 
-std::size_t record_bytes(int n) {
-  return sizeof(Header) + sizeof(Slot) * static_cast<std::size_t>(n);
+int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vector<Record>& out,
+                     std::vector<Record>& in) {
+  constexpr int kBytes = sizeof(Record);
+  // Never a null array: an MPI may reject one even for no neighbours.
+  Record spare_out, spare_in;
+  const void* send = out.empty() ? &spare_out : static_cast<const void*>(out.data());
+  void* recv = in.empty() ? &spare_in : static_cast<void*>(in.data());
+  switch (shape.exchange) {
+    case SameNodeShape::Exchange::Alltoall:
+      return PMPI_Alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
+    case SameNodeShape::Exchange::NeighborAlltoall:
+      return PMPI_Neighbor_alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
+    case SameNodeShape::Exchange::NeighborAllgather:
+      return PMPI_Neighbor_allgather(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
+  }
+  return MPI_ERR_INTERN;
 }
 
-const Header& header_of(const std::vector<std::byte>& all, int rank, int n) {
-  return *reinterpret_cast<const Header*>(all.data() + record_bytes(n) * rank);
-}
-const Slot& slot_of(const std::vector<std::byte>& all, int rank, int peer, int n) {
-  return reinterpret_cast<const Slot*>(all.data() + record_bytes(n) * rank + sizeof(Header))[peer];
-}
-
-// The device every GPU piece of the call lives on; -1 when they are not all on one GPU's memory
-// the batch kernel takes.
-int call_device(const Call& call, const Side& source) {
+// The device every GPU piece of the call lives on; -1 when they are not all on one GPU, in
+// memory the batch kernel takes.
+int call_device(const Side& source, const Side& recv) {
   int device = -1;
   const auto take = [&](const Side& side) {
     for (const Piece& p : side.pieces()) {
@@ -99,86 +105,90 @@ int call_device(const Call& call, const Side& source) {
     }
     return true;
   };
-  if (!take(source) || !take(call.recv)) return -1;
+  if (!take(source) || !take(recv)) return -1;
   return device < 0 ? 0 : device;  // a call of empty pieces: any GPU will do
 }
 
 }  // namespace
 
-bool same_node_alltoall(MPI_Comm comm, const Group& g, Call* call, bool in_place, int& rc) {
-  if (g.inter || g.size < 2 || !same_node_comm(comm, g.size)) return false;
-  const int n = g.size, me = g.rank;
+bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call, int& rc) {
+  int inter = 0, size = 0;
+  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
+  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 || !same_node_comm(comm, size)) {
+    return false;
+  }
+  const bool all_to_all = shape.exchange == SameNodeShape::Exchange::Alltoall;
 
-  // Step 2: can this rank take part?
-  Side* source = call ? (in_place ? &call->recv : &call->send) : nullptr;
-  std::vector<std::byte> mine(record_bytes(n));
-  auto& head = *reinterpret_cast<Header*>(mine.data());
-  auto* slots = reinterpret_cast<Slot*>(mine.data() + sizeof(Header));
+  // Step 2: this rank's records, ready when it can take part.
+  Side* source = call ? (shape.in_place ? &call->recv : &call->send) : nullptr;
+  std::vector<Record> out(static_cast<std::size_t>(shape.send_records));
+  std::vector<Record> in(static_cast<std::size_t>(shape.recv_records));
+  const auto process = static_cast<std::int32_t>(getpid());
   WireBuffer wire;
+  WireHandle handle;
   int device = -1;
   std::string why;
-  if (source && call->recv.gpu() && source->gpu() && source->converted() &&
-      call->recv.converted() && (device = call_device(*call, *source)) >= 0) {
+  if (source && static_cast<int>(source->pieces().size()) == shape.send_records &&
+      static_cast<int>(call->recv.pieces().size()) == shape.recv_records && source->gpu() &&
+      call->recv.gpu() && source->converted() && call->recv.converted() &&
+      (device = call_device(*source, call->recv)) >= 0) {
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(source->bytes(), 1));
     if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
-        export_wire(wire, head.wire, why)) {
-      head.ready = 1;
-      for (int p = 0; p < n; ++p) {
-        const Piece& piece = source->pieces()[p];
-        slots[p] = {piece.offset, p == me ? 0 : piece.bytes()};
+        export_wire(wire, handle, why)) {
+      for (int k = 0; k < shape.send_records; ++k) {
+        const Piece& piece = source->pieces()[k];
+        out[k] = {1, process, piece.offset, k == shape.own ? 0 : piece.bytes(), handle};
       }
     }
   }
-  std::vector<std::byte> all(record_bytes(n) * static_cast<std::size_t>(n));
-  if (PMPI_Allgather(mine.data(), static_cast<int>(mine.size()), MPI_BYTE, all.data(),
-                     static_cast<int>(mine.size()), MPI_BYTE, comm) != MPI_SUCCESS) {
-    return false;  // every rank sees its own failure; the usual path then reports
-  }
-  for (int r = 0; r < n; ++r) {
-    if (!header_of(all, r, n).ready) return false;
+  if (exchange_records(comm, shape, out, in) != MPI_SUCCESS) {
+    return false;  // every rank sees the failure of its own exchange; the packed path reports
   }
 
-  // Step 3: map the peers' wires, check the sizes, pack.
-  std::vector<const std::byte*> sources(static_cast<std::size_t>(n), nullptr);
-  int ready = 1;
-  for (int p = 0; p < n && ready; ++p) {
-    if (p == me) continue;
-    const Slot& in = slot_of(all, p, me, n);
-    if (in.bytes != call->recv.pieces()[p].bytes()) {
+  // Step 3: map the wires, check the sizes, pack.
+  std::vector<const std::byte*> sources(in.size(), nullptr);
+  int ready = wire.data() != nullptr;
+  for (int j = 0; j < shape.recv_records && ready; ++j) {
+    const Record& r = in[j];
+    if (j == shape.own) continue;
+    if (!r.ready || r.bytes != call->recv.pieces()[j].bytes()) {
       ready = 0;
       break;
     }
-    if (in.bytes == 0) continue;
-    std::byte* mapped = import_wire(header_of(all, p, n).wire, why);
-    if (!mapped) {
+    if (r.bytes == 0) continue;
+    std::byte* base = r.process == process ? wire.data() : import_wire(r.wire, why);
+    if (!base) {
       ready = 0;
       break;
     }
-    sources[p] = mapped + in.offset;
+    sources[j] = base + r.offset;
   }
-  // The own piece: copied directly unless in place (where it stays).
-  if (!in_place && call->send.pieces()[me].bytes() != call->recv.pieces()[me].bytes()) ready = 0;
+  if (ready && shape.own >= 0 && !shape.in_place &&
+      call->send.pieces()[shape.own].bytes() != call->recv.pieces()[shape.own].bytes()) {
+    ready = 0;
+  }
   if (ready) {
     std::vector<Piece> outgoing = source->pieces();
-    for (int p = 0; p < n; ++p) outgoing[p].skip = p == me;
+    for (int k = 0; k < shape.send_records; ++k) outgoing[k].skip = k == shape.own;
     if (pack_batch(outgoing, wire_view(wire, Method::Device), comm) != MPI_SUCCESS) ready = 0;
   }
   int all_ready = 0;
   if (PMPI_Allreduce(&ready, &all_ready, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all_ready = 0;
   if (!all_ready) {
     if (!why.empty()) {
-      runtime::log(runtime::LogLevel::Info, "same-node all-to-all not taken: %s", why.c_str());
+      runtime::log(runtime::LogLevel::Info, "same-node collective not taken: %s", why.c_str());
     }
     return false;
   }
 
-  // Step 4: unpack from the peers' wires; the own piece straight across; then the barrier.
+  // Step 4: unpack from the wires, the own piece straight across, in one kernel; the barrier.
   counters().collectives_served++;
   counters().collectives_same_node++;
   std::vector<Piece> incoming = call->recv.pieces();
-  for (int p = 0; p < n; ++p) incoming[p].skip = p == me;
-  const Piece* own_from = in_place ? nullptr : &call->send.pieces()[me];
-  const Piece* own_to = in_place ? nullptr : &call->recv.pieces()[me];
+  for (int j = 0; j < shape.recv_records; ++j) incoming[j].skip = j == shape.own;
+  const bool copy_own = all_to_all && shape.own >= 0 && !shape.in_place;
+  const Piece* own_from = copy_own ? &call->send.pieces()[shape.own] : nullptr;
+  const Piece* own_to = copy_own ? &call->recv.pieces()[shape.own] : nullptr;
   rc = unpack_batch_from(incoming, sources, own_from, own_to, device, comm);
   if (PMPI_Barrier(comm) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = MPI_ERR_OTHER;
   return true;

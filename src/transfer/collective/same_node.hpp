@@ -1,22 +1,24 @@
-// Same-node all-to-all, GPU to GPU: when every rank of an intracommunicator runs on this node
+// Same-node collectives, GPU to GPU: when every rank of an intracommunicator runs on this node
 // with its buffers in GPU memory, each packs its outgoing pieces into a device wire (one
-// kernel), the peers map that wire through CUDA IPC, and each unpacks its incoming pieces
-// straight from its peers' wires (one kernel). No byte goes through host memory or the MPI.
+// kernel), its peers map that wire through CUDA IPC, and each unpacks its incoming pieces
+// straight from the wires they came from (one kernel). No byte goes through host memory or the
+// MPI. Served: the blocking all-to-alls and neighbourhood collectives.
 //
-// Protocol, every rank at the same blocking Alltoall/Alltoallv/Alltoallw:
+// Protocol, every rank at the same blocking call:
 //   1. once per communicator (cached on it): are all ranks on one node, with a GPU, and
 //      STRIDER_SAME_NODE on? If not, nothing more is ever asked on it.
-//   2. MPI_Allgather of a record: whether this rank can take part (both sides GPU pieces the
-//      batch kernel takes, a device wire exported), the wire's IPC handle, and per peer the
-//      offset and packed bytes of the piece it sends that peer. Any rank that cannot: every
-//      rank takes its usual path (nothing has been written).
-//   3. Each rank maps its peers' wires, checks that every piece it receives has the bytes it
-//      expects, and packs its own wire. MPI_Allreduce(MIN) of that: all ready, or every rank
-//      takes the usual path (where the MPI reports a size mismatch as it would).
-//   4. Each rank unpacks from the peers' wires and copies its own piece directly; then
-//      MPI_Barrier, after which no peer reads its wire any more and it goes back to the pool.
-// Nonblocking forms and intercommunicators always take the usual path: a nonblocking call may
-// not wait for its peers.
+//   2. The MPI's own collective of the call's shape moves one small record per piece (MPI_BYTE):
+//      whether the sender can take part, its process, its wire's IPC handle, and the piece's
+//      offset and packed bytes in that wire. The MPI's matching thus puts into each receive
+//      slot the record of the piece the MPI would have delivered there, repeated and self
+//      neighbours included.
+//   3. Each rank maps the wires its records name, checks that every piece it receives has the
+//      bytes it expects, and packs its own wire. MPI_Allreduce(MIN) of that: all ready, or every
+//      rank takes the packed path (where the MPI reports a size mismatch as it would).
+//   4. Each rank unpacks from the mapped wires (and copies an all-to-all's own piece layout to
+//      layout) in one kernel; then MPI_Barrier, after which no peer reads its wire any more.
+// Nonblocking forms and intercommunicators take the packed path: a nonblocking call may not
+// wait for its peers.
 #pragma once
 
 #include <mpi.h>
@@ -25,10 +27,24 @@
 
 namespace strider::transfer::collective {
 
-// Every rank of `comm` calls this at every blocking all-to-all, also a rank about to forward
-// (`call` null). True when the call was done here, with its result in `rc`; false when every
-// rank takes its usual path. `in_place`: the send pieces are the receive pieces.
-bool same_node_alltoall(MPI_Comm comm, const Group& g, Call* call, bool in_place, int& rc);
+// How a call's records travel (step 2), and what its sides hold.
+struct SameNodeShape {
+  enum class Exchange {
+    Alltoall,           // a record per peer each way (MPI_Alltoall)
+    NeighborAlltoall,   // a record per out- and per in-neighbour (MPI_Neighbor_alltoall)
+    NeighborAllgather,  // one record to every out-neighbour (MPI_Neighbor_allgather)
+  };
+  Exchange exchange = Exchange::Alltoall;
+  int send_records = 0;   // send pieces (1 for the allgather)
+  int recv_records = 0;   // receive pieces
+  bool in_place = false;  // all-to-all: the receive pieces are also the send pieces
+  int own = -1;           // all-to-all: this rank's own piece, copied directly (-1: none)
+};
+
+// Every rank of `comm` calls this at every blocking call of the shape, also a rank about to
+// forward (`call` null). True when the call was done here, with its result in `rc`; false when
+// every rank takes its usual path.
+bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call, int& rc);
 
 // Frees the communicator attribute's key (MPI_Finalize).
 void free_same_node_keyval();
