@@ -11,8 +11,11 @@
 namespace strider::transfer {
 namespace {
 
-// Mappings kept open at most; a peer's pool holds a few dozen wires in steady state.
-constexpr std::size_t kMaxImports = 256;
+// Unpinned mappings kept open at most, by count and by bytes: a peer's pool holds a few dozen
+// wires in steady state, and a wire over its pool's bound is freed after each call, each time
+// leaving a stale mapping that holds its memory until closed.
+constexpr std::size_t kMaxImports = 64;
+constexpr std::size_t kMaxImportBytes = std::size_t{4} << 30;
 
 struct Exports {
   std::mutex mutex;
@@ -27,11 +30,34 @@ struct Import {
   WireHandle handle;
   int device = -1;
   std::byte* mapped = nullptr;
+  std::size_t bytes = 0;
+  int pins = 0;  // calls reading it now: never closed while pinned
 };
 struct Imports {
   std::mutex mutex;
   std::list<Import> recent;  // most recently used first
+  std::size_t bytes = 0;     // of all mappings
 };
+
+void close_import(Imports& im, std::list<Import>::iterator it) {
+  runtime::DeviceGuard guard(it->device);
+  (void)cudaIpcCloseMemHandle(it->mapped);
+  (void)cudaGetLastError();
+  im.bytes -= it->bytes;
+  im.recent.erase(it);
+}
+
+// Closes unpinned mappings, oldest first, until both bounds hold.
+void trim_imports(Imports& im) {
+  auto it = im.recent.end();
+  while (it != im.recent.begin() &&
+         (im.recent.size() > kMaxImports || im.bytes > kMaxImportBytes)) {
+    --it;
+    if (it->pins > 0) continue;
+    auto victim = it++;
+    close_import(im, victim);
+  }
+}
 Imports& imports() {
   static Imports* i = new Imports;
   return *i;
@@ -68,38 +94,45 @@ bool export_wire(const WireBuffer& wire, WireHandle& out, std::string& error) {
   return true;
 }
 
-std::byte* import_wire(const WireHandle& handle, std::string& error) {
-  int device = -1;
-  if (const cudaError_t rc = cudaGetDevice(&device)) {
-    (void)cudaGetLastError();
-    error = runtime::cuda_error_text("cudaGetDevice", rc);
-    return nullptr;
-  }
+std::byte* import_wire(const WireHandle& handle, std::size_t bytes, int device,
+                       std::string& error) {
   Imports& im = imports();
   std::lock_guard lock(im.mutex);
   for (auto it = im.recent.begin(); it != im.recent.end(); ++it) {
     if (it->device == device && same(it->handle, handle)) {
       im.recent.splice(im.recent.begin(), im.recent, it);
+      ++it->pins;
       return it->mapped;
     }
   }
   cudaIpcMemHandle_t h{};
   std::memcpy(&h, handle.bytes.data(), sizeof(h));
   void* mapped = nullptr;
-  const cudaError_t rc = cudaIpcOpenMemHandle(&mapped, h, cudaIpcMemLazyEnablePeerAccess);
+  runtime::DeviceGuard guard(device);
+  const cudaError_t rc = guard.ok()
+                             ? cudaIpcOpenMemHandle(&mapped, h, cudaIpcMemLazyEnablePeerAccess)
+                             : cudaErrorInvalidDevice;
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     error = runtime::cuda_error_text("cudaIpcOpenMemHandle", rc);
     return nullptr;
   }
-  im.recent.push_front({handle, device, static_cast<std::byte*>(mapped)});
-  while (im.recent.size() > kMaxImports) {
-    runtime::DeviceGuard guard(im.recent.back().device);
-    (void)cudaIpcCloseMemHandle(im.recent.back().mapped);
-    (void)cudaGetLastError();
-    im.recent.pop_back();
-  }
+  im.recent.push_front({handle, device, static_cast<std::byte*>(mapped), bytes, 1});
+  im.bytes += bytes;
+  trim_imports(im);
   return static_cast<std::byte*>(mapped);
+}
+
+void unpin_wire(const std::byte* mapped) {
+  Imports& im = imports();
+  std::lock_guard lock(im.mutex);
+  for (Import& i : im.recent) {
+    if (i.mapped == mapped && i.pins > 0) {
+      --i.pins;
+      break;
+    }
+  }
+  trim_imports(im);
 }
 
 void forget_wire_export(const void* base) {
@@ -111,12 +144,7 @@ void forget_wire_export(const void* base) {
 void close_wire_imports() {
   Imports& im = imports();
   std::lock_guard lock(im.mutex);
-  for (const Import& i : im.recent) {
-    runtime::DeviceGuard guard(i.device);
-    (void)cudaIpcCloseMemHandle(i.mapped);
-  }
-  (void)cudaGetLastError();
-  im.recent.clear();
+  while (!im.recent.empty()) close_import(im, im.recent.begin());
 }
 
 }  // namespace strider::transfer

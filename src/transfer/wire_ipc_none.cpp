@@ -8,10 +8,12 @@ bool export_wire(const WireBuffer&, WireHandle&, std::string& error) {
   return false;
 }
 
-std::byte* import_wire(const WireHandle&, std::string& error) {
+std::byte* import_wire(const WireHandle&, std::size_t, int, std::string& error) {
   error = "built without CUDA";
   return nullptr;
 }
+
+void unpin_wire(const std::byte*) {}
 
 void forget_wire_export(const void*) {}
 

@@ -114,4 +114,13 @@ int device_count() {
   return count;
 }
 
+int current_device() {
+  int device = -1;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return device;
+}
+
 }  // namespace strider::engine::cuda

@@ -79,5 +79,7 @@ bool available();
 
 // GPUs this process sees (0 without CUDA, a driver or a GPU); asked once.
 int device_count();
+// The calling thread's current GPU (-1 without one).
+int current_device();
 
 }  // namespace strider::engine::cuda

@@ -43,4 +43,6 @@ bool available() { return false; }
 
 int device_count() { return 0; }
 
+int current_device() { return -1; }
+
 }  // namespace strider::engine::cuda

@@ -1,7 +1,5 @@
 #include "transfer/collective/same_node.hpp"
 
-#include <unistd.h>
-
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -11,6 +9,7 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/collective/batch.hpp"
+#include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_ipc.hpp"
 #include "transfer/wire_view.hpp"
@@ -63,11 +62,16 @@ bool same_node_comm(MPI_Comm comm, int size) {
 
 // ---- step 2: the record of each piece --------------------------------------------------------
 
+// A receive slot's record before the exchange: still there afterwards when no one sends to the
+// slot (an MPI_PROC_NULL neighbour), so that the piece is left as it is.
+constexpr std::int32_t kNoSender = -1;
+
 struct Record {
-  std::int32_t ready = 0;    // the sender takes part
-  std::int32_t process = 0;  // the sender's process id: its own records need no mapping
-  std::int64_t offset = 0;   // of the piece's packed bytes in the sender's wire
+  std::int32_t ready = 0;   // the sender takes part (1), or not (0)
+  std::int32_t sender = 0;  // its rank in the communicator: its own records need no mapping
+  std::int64_t offset = 0;  // of the piece's packed bytes in the sender's wire
   std::int64_t bytes = 0;
+  std::int64_t wire_bytes = 0;  // the wire's allocation
   WireHandle wire;
 };
 
@@ -89,6 +93,17 @@ int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vecto
   return MPI_ERR_INTERN;
 }
 
+// A side Strider can move GPU to GPU: GPU pieces, or none with bytes (nothing to touch).
+bool movable(const Side& side) { return side.bytes() == 0 || (side.gpu() && side.converted()); }
+
+// Unpins the mappings a call read, once no kernel reads them any more.
+struct Pinned {
+  std::vector<const std::byte*> mapped;
+  ~Pinned() {
+    for (const std::byte* m : mapped) unpin_wire(m);
+  }
+};
+
 // The device every GPU piece of the call lives on; -1 when they are not all on one GPU, in
 // memory the batch kernel takes.
 int call_device(const Side& source, const Side& recv) {
@@ -106,15 +121,18 @@ int call_device(const Side& source, const Side& recv) {
     return true;
   };
   if (!take(source) || !take(recv)) return -1;
-  return device < 0 ? 0 : device;  // a call of empty pieces: any GPU will do
+  return device >= 0 ? device : engine::cuda::current_device();  // nothing to move: any GPU
 }
 
 }  // namespace
 
 bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call, int& rc) {
-  int inter = 0, size = 0;
+  // Off on every rank alike (the setting must match), so no rank asks.
+  if (!runtime::config().same_node) return false;
+  int inter = 0, size = 0, me = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
-  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 || !same_node_comm(comm, size)) {
+  if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 ||
+      PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || !same_node_comm(comm, size)) {
     return false;
   }
   const bool all_to_all = shape.exchange == SameNodeShape::Exchange::Alltoall;
@@ -123,43 +141,50 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   Side* source = call ? (shape.in_place ? &call->recv : &call->send) : nullptr;
   std::vector<Record> out(static_cast<std::size_t>(shape.send_records));
   std::vector<Record> in(static_cast<std::size_t>(shape.recv_records));
-  const auto process = static_cast<std::int32_t>(getpid());
+  for (Record& r : in) r.ready = kNoSender;
   WireBuffer wire;
   WireHandle handle;
   int device = -1;
   std::string why;
   if (source && static_cast<int>(source->pieces().size()) == shape.send_records &&
-      static_cast<int>(call->recv.pieces().size()) == shape.recv_records && source->gpu() &&
-      call->recv.gpu() && source->converted() && call->recv.converted() &&
-      (device = call_device(*source, call->recv)) >= 0) {
+      static_cast<int>(call->recv.pieces().size()) == shape.recv_records && movable(*source) &&
+      movable(call->recv) && (device = call_device(*source, call->recv)) >= 0) {
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(source->bytes(), 1));
     if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
         export_wire(wire, handle, why)) {
+      const auto wire_bytes = static_cast<std::int64_t>(wire.block.capacity);
       for (int k = 0; k < shape.send_records; ++k) {
         const Piece& piece = source->pieces()[k];
-        out[k] = {1, process, piece.offset, k == shape.own ? 0 : piece.bytes(), handle};
+        out[k] = {1, me, piece.offset, k == shape.own ? 0 : piece.bytes(), wire_bytes, handle};
       }
+    } else {
+      wire = WireBuffer{};
     }
   }
-  if (exchange_records(comm, shape, out, in) != MPI_SUCCESS) {
-    return false;  // every rank sees the failure of its own exchange; the packed path reports
-  }
+  // A failed exchange (the MPI's error handler returned) still votes below, so that no rank
+  // leaves the others waiting in the vote.
+  const bool exchanged = exchange_records(comm, shape, out, in) == MPI_SUCCESS;
 
   // Step 3: map the wires, check the sizes, pack.
   std::vector<const std::byte*> sources(in.size(), nullptr);
-  int ready = wire.data() != nullptr;
+  Pinned pinned;
+  int ready = exchanged && wire.data() != nullptr;
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
-    if (j == shape.own) continue;
-    if (!r.ready || r.bytes != call->recv.pieces()[j].bytes()) {
+    if (j == shape.own || r.ready == kNoSender) continue;
+    if (r.ready != 1 || r.bytes != call->recv.pieces()[j].bytes()) {
       ready = 0;
       break;
     }
     if (r.bytes == 0) continue;
-    std::byte* base = r.process == process ? wire.data() : import_wire(r.wire, why);
-    if (!base) {
-      ready = 0;
-      break;
+    std::byte* base = wire.data();
+    if (r.sender != me) {
+      base = import_wire(r.wire, static_cast<std::size_t>(r.wire_bytes), device, why);
+      if (!base) {
+        ready = 0;
+        break;
+      }
+      pinned.mapped.push_back(base);
     }
     sources[j] = base + r.offset;
   }
@@ -182,15 +207,21 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   }
 
   // Step 4: unpack from the wires, the own piece straight across, in one kernel; the barrier.
-  counters().collectives_served++;
-  counters().collectives_same_node++;
   std::vector<Piece> incoming = call->recv.pieces();
-  for (int j = 0; j < shape.recv_records; ++j) incoming[j].skip = j == shape.own;
+  for (int j = 0; j < shape.recv_records; ++j) {
+    incoming[j].skip = j == shape.own || in[j].ready == kNoSender;
+  }
   const bool copy_own = all_to_all && shape.own >= 0 && !shape.in_place;
   const Piece* own_from = copy_own ? &call->send.pieces()[shape.own] : nullptr;
   const Piece* own_to = copy_own ? &call->recv.pieces()[shape.own] : nullptr;
   rc = unpack_batch_from(incoming, sources, own_from, own_to, device, comm);
-  if (PMPI_Barrier(comm) != MPI_SUCCESS && rc == MPI_SUCCESS) rc = MPI_ERR_OTHER;
+  if (PMPI_Barrier(comm) != MPI_SUCCESS && rc == MPI_SUCCESS) {
+    rc = report_error(comm, "same-node collective", "the closing barrier failed");
+  }
+  if (rc == MPI_SUCCESS) {
+    counters().collectives_served++;
+    counters().collectives_same_node++;
+  }
   return true;
 }
 

@@ -5,10 +5,10 @@
 // MPI. Served: the blocking all-to-alls and neighbourhood collectives.
 //
 // Protocol, every rank at the same blocking call:
-//   1. once per communicator (cached on it): are all ranks on one node, with a GPU, and
-//      STRIDER_SAME_NODE on? If not, nothing more is ever asked on it.
+//   1. once per communicator (cached on it): are all ranks on one node, with a GPU? If not,
+//      nothing more is ever asked on it. (STRIDER_SAME_NODE=0, the same on every rank: never.)
 //   2. The MPI's own collective of the call's shape moves one small record per piece (MPI_BYTE):
-//      whether the sender can take part, its process, its wire's IPC handle, and the piece's
+//      whether the sender can take part, its rank, its wire's IPC handle, and the piece's
 //      offset and packed bytes in that wire. The MPI's matching thus puts into each receive
 //      slot the record of the piece the MPI would have delivered there, repeated and self
 //      neighbours included.
