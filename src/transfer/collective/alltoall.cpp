@@ -41,7 +41,12 @@ void own_piece(Call& call, const Group& g, bool in_place) {
 bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI_Request* request,
                    int& rc) {
   if (request || g.inter) return false;
-  const SameNodeShape shape{SameNodeShape::Exchange::Alltoall, g.size, g.size, in_place, g.rank};
+  SameNodeShape shape;
+  shape.exchange = SameNodeShape::Exchange::Alltoall;
+  shape.send_records = shape.recv_records = g.size;
+  shape.in_place = in_place;
+  shape.own_send = shape.own_recv = g.rank;
+  shape.own_send_private = true;
   return same_node_collective(comm, shape, call, rc);
 }
 

@@ -1,11 +1,13 @@
 // Allgather(v), Gather(v), Scatter(v), Bcast: one side is a single piece (this rank's
 // contribution or share), the other a piece per peer where the standard makes it significant.
 // A side the standard ignores on this rank is described empty and passed to the MPI as given.
+// Blocking allgathers on one node first try GPU to GPU (same_node.hpp).
 #include <climits>
 
 #include "transfer/collective/call.hpp"
 #include "transfer/collective/collectives.hpp"
 #include "transfer/collective/roles.hpp"
+#include "transfer/collective/same_node.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
 #include "transfer/state.hpp"
@@ -18,6 +20,22 @@ bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MP
   std::vector<PieceSpec> specs;
   if (sbuf == MPI_IN_PLACE) return !g.inter;  // no send side: the own piece is preloaded
   return single_spec(scount, stype, 0, specs) && call.send.describe(sbuf, specs);
+}
+
+// Blocking allgathers on an intracommunicator: GPU to GPU when every rank can (same_node.hpp);
+// every rank must ask.
+bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI_Request* request,
+                   int& rc) {
+  if (request || g.inter) return false;
+  SameNodeShape shape;
+  shape.exchange = SameNodeShape::Exchange::Allgather;
+  shape.send_records = 1;
+  shape.recv_records = g.size;
+  shape.in_place = in_place;
+  shape.source_first = in_place ? g.rank : 0;  // in place, this rank's piece is its receive slot
+  shape.own_send = in_place ? -1 : 0;
+  shape.own_recv = g.rank;
+  return same_node_collective(comm, shape, call, rc);
 }
 
 }  // namespace
@@ -34,11 +52,15 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
   if (strider_off() || !group_of(comm, g)) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
   std::vector<PieceSpec> recv_specs;
-  if (!uniform_specs(g.size, rcount, rtype, recv_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
-  if (!call->recv.describe(rbuf, recv_specs)) return forward();
-  if (!allgather_send(*call, g, sbuf, scount, stype)) return forward();
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  const bool served = uniform_specs(g.size, rcount, rtype, recv_specs) &&
+                      call->recv.describe(rbuf, recv_specs) &&
+                      allgather_send(*call, g, sbuf, scount, stype) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   if (!g.inter) {
     if (in_place) {
       // The MPI reads it from the wire and leaves it: it is in place already.
@@ -72,11 +94,15 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   if (strider_off() || !group_of(comm, g)) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
   std::vector<PieceSpec> recv_specs;
-  if (!varying_specs(g.size, rcounts, displs, rtype, recv_specs)) return forward();
   auto call = std::make_unique<Call>(comm);
-  if (!call->recv.describe(rbuf, recv_specs)) return forward();
-  if (!allgather_send(*call, g, sbuf, scount, stype)) return forward();
-  if (!call->send.converted() && !call->recv.converted()) return forward();
+  const bool served = varying_specs(g.size, rcounts, displs, rtype, recv_specs) &&
+                      call->recv.describe(rbuf, recv_specs) &&
+                      allgather_send(*call, g, sbuf, scount, stype) &&
+                      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   if (!g.inter) {
     if (in_place) {
       call->recv.pieces()[g.rank].preload = true;

@@ -44,7 +44,10 @@ bool neighbors_of(MPI_Comm comm, int& in, int& out) {
 bool try_same_node(MPI_Comm comm, SameNodeShape::Exchange exchange, int send_pieces,
                    int recv_pieces, Call* call, MPI_Request* request, int& rc) {
   if (request) return false;
-  const SameNodeShape shape{exchange, send_pieces, recv_pieces};
+  SameNodeShape shape;
+  shape.exchange = exchange;
+  shape.send_records = send_pieces;
+  shape.recv_records = recv_pieces;
   return same_node_collective(comm, shape, call, rc);
 }
 

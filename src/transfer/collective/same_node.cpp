@@ -85,6 +85,8 @@ int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vecto
   switch (shape.exchange) {
     case SameNodeShape::Exchange::Alltoall:
       return PMPI_Alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
+    case SameNodeShape::Exchange::Allgather:
+      return PMPI_Allgather(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
     case SameNodeShape::Exchange::NeighborAlltoall:
       return PMPI_Neighbor_alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
     case SameNodeShape::Exchange::NeighborAllgather:
@@ -135,7 +137,8 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || !same_node_comm(comm, size)) {
     return false;
   }
-  const bool all_to_all = shape.exchange == SameNodeShape::Exchange::Alltoall;
+  const int first = shape.source_first, last = first + shape.send_records;
+  const auto private_own = [&](int k) { return shape.own_send_private && k == shape.own_send; };
 
   // Step 2: this rank's records, ready when it can take part.
   Side* source = call ? (shape.in_place ? &call->recv : &call->send) : nullptr;
@@ -146,16 +149,17 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   WireHandle handle;
   int device = -1;
   std::string why;
-  if (source && static_cast<int>(source->pieces().size()) == shape.send_records &&
+  if (source && static_cast<int>(source->pieces().size()) >= last &&
       static_cast<int>(call->recv.pieces().size()) == shape.recv_records && movable(*source) &&
       movable(call->recv) && (device = call_device(*source, call->recv)) >= 0) {
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(source->bytes(), 1));
     if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
         export_wire(wire, handle, why)) {
       const auto wire_bytes = static_cast<std::int64_t>(wire.block.capacity);
-      for (int k = 0; k < shape.send_records; ++k) {
+      for (int k = first; k < last; ++k) {
         const Piece& piece = source->pieces()[k];
-        out[k] = {1, me, piece.offset, k == shape.own ? 0 : piece.bytes(), wire_bytes, handle};
+        out[k - first] = {1,          me,    piece.offset, private_own(k) ? 0 : piece.bytes(),
+                          wire_bytes, handle};
       }
     } else {
       wire = WireBuffer{};
@@ -171,7 +175,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   int ready = exchanged && wire.data() != nullptr;
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
-    if (j == shape.own || r.ready == kNoSender) continue;
+    if (j == shape.own_recv || r.ready == kNoSender) continue;
     if (r.ready != 1 || r.bytes != call->recv.pieces()[j].bytes()) {
       ready = 0;
       break;
@@ -188,13 +192,16 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
     }
     sources[j] = base + r.offset;
   }
-  if (ready && shape.own >= 0 && !shape.in_place &&
-      call->send.pieces()[shape.own].bytes() != call->recv.pieces()[shape.own].bytes()) {
+  const bool copy_own = shape.own_send >= 0 && shape.own_recv >= 0 && !shape.in_place;
+  if (ready && copy_own &&
+      call->send.pieces()[shape.own_send].bytes() != call->recv.pieces()[shape.own_recv].bytes()) {
     ready = 0;
   }
   if (ready) {
     std::vector<Piece> outgoing = source->pieces();
-    for (int k = 0; k < shape.send_records; ++k) outgoing[k].skip = k == shape.own;
+    for (int k = 0; k < static_cast<int>(outgoing.size()); ++k) {
+      outgoing[k].skip = k < first || k >= last || private_own(k);
+    }
     if (pack_batch(outgoing, wire_view(wire, Method::Device), comm) != MPI_SUCCESS) ready = 0;
   }
   int all_ready = 0;
@@ -209,11 +216,10 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   // Step 4: unpack from the wires, the own piece straight across, in one kernel; the barrier.
   std::vector<Piece> incoming = call->recv.pieces();
   for (int j = 0; j < shape.recv_records; ++j) {
-    incoming[j].skip = j == shape.own || in[j].ready == kNoSender;
+    incoming[j].skip = j == shape.own_recv || in[j].ready == kNoSender;
   }
-  const bool copy_own = all_to_all && shape.own >= 0 && !shape.in_place;
-  const Piece* own_from = copy_own ? &call->send.pieces()[shape.own] : nullptr;
-  const Piece* own_to = copy_own ? &call->recv.pieces()[shape.own] : nullptr;
+  const Piece* own_from = copy_own ? &call->send.pieces()[shape.own_send] : nullptr;
+  const Piece* own_to = copy_own ? &call->recv.pieces()[shape.own_recv] : nullptr;
   rc = unpack_batch_from(incoming, sources, own_from, own_to, device, comm);
   if (PMPI_Barrier(comm) != MPI_SUCCESS && rc == MPI_SUCCESS) {
     rc = report_error(comm, "same-node collective", "the closing barrier failed");

@@ -2,7 +2,7 @@
 // with its buffers in GPU memory, each packs its outgoing pieces into a device wire (one
 // kernel), its peers map that wire through CUDA IPC, and each unpacks its incoming pieces
 // straight from the wires they came from (one kernel). No byte goes through host memory or the
-// MPI. Served: the blocking all-to-alls and neighbourhood collectives.
+// MPI. Served: the blocking all-to-alls, allgathers and neighbourhood collectives.
 //
 // Protocol, every rank at the same blocking call:
 //   1. once per communicator (cached on it): are all ranks on one node, with a GPU? If not,
@@ -31,14 +31,19 @@ namespace strider::transfer::collective {
 struct SameNodeShape {
   enum class Exchange {
     Alltoall,           // a record per peer each way (MPI_Alltoall)
+    Allgather,          // one record to every peer (MPI_Allgather)
     NeighborAlltoall,   // a record per out- and per in-neighbour (MPI_Neighbor_alltoall)
     NeighborAllgather,  // one record to every out-neighbour (MPI_Neighbor_allgather)
   };
   Exchange exchange = Exchange::Alltoall;
-  int send_records = 0;   // send pieces (1 for the allgather)
+  int send_records = 0;   // source pieces sent (1 for the allgathers)
   int recv_records = 0;   // receive pieces
-  bool in_place = false;  // all-to-all: the receive pieces are also the send pieces
-  int own = -1;           // all-to-all: this rank's own piece, copied directly (-1: none)
+  bool in_place = false;  // the source pieces are on the receive side
+  int source_first = 0;   // the source piece of record 0 (in place allgather: this rank's slot)
+  // This rank's own piece, send piece `own_send` to receive slot `own_recv`: copied directly,
+  // or left where it is in place (-1: none). `own_send_private`: it goes to no one else.
+  int own_send = -1, own_recv = -1;
+  bool own_send_private = false;
 };
 
 // Every rank of `comm` calls this at every blocking call of the shape, also a rank about to
