@@ -6,20 +6,10 @@
 # {transpose,halo}_host.csv, same-node.txt (the log), extras.tar.gz (build logs).
 # Usage: scripts/gpu-same-node.sh   Env: OUT, TEST_TIMEOUT (s, 240), TRANSPOSE_ARGS, HALO_ARGS
 set -uo pipefail
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT/extras"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-build=build/gpu-openmpi
-deps=()
-[[ -d .deps/googletest ]] && deps+=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
-[[ -d .deps/CLI11 ]] && deps+=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
-[[ -d .deps/nlohmann_json ]] && deps+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
-start=$SECONDS
+source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/same-node.txt
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
-cmake -S . -B $build -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure.txt" 2>&1 || { tail -20 "$OUT/extras/configure.txt"; exit 1; }
-cmake --build $build -j "$(nproc)" >"$OUT/extras/build.txt" 2>&1 || { tail -40 "$OUT/extras/build.txt"; exit 1; }
+gpu_build all || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
 timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
   >"$OUT/ctest-gpu.txt" 2>&1

@@ -22,6 +22,25 @@ bool allgather_send(Call& call, const Group& g, const void* sbuf, int scount, MP
   return single_spec(scount, stype, 0, specs) && call.send.describe(sbuf, specs);
 }
 
+// Describes an allgather's sides from its receive pieces; false to forward.
+bool describe_allgather(Call& call, const Group& g, const void* sbuf, int scount,
+                        MPI_Datatype stype, void* rbuf, const std::vector<PieceSpec>& recv_specs) {
+  return call.recv.describe(rbuf, recv_specs) && allgather_send(call, g, sbuf, scount, stype) &&
+         (call.send.converted() || call.recv.converted());
+}
+
+// An intracommunicator allgather's own piece: in place the MPI reads it from the wire and
+// leaves it where it is; else it is copied straight across.
+void allgather_own_piece(Call& call, const Group& g, bool in_place) {
+  if (g.inter) return;
+  if (in_place) {
+    call.recv.pieces()[g.rank].preload = true;
+    call.recv.pieces()[g.rank].skip = true;
+  } else {
+    copy_own_piece(call, 0, g.rank, false);
+  }
+}
+
 // Blocking allgathers on an intracommunicator: GPU to GPU when every rank can (same_node.hpp);
 // every rank must ask.
 bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI_Request* request,
@@ -54,22 +73,12 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
   std::vector<PieceSpec> recv_specs;
   auto call = std::make_unique<Call>(comm);
   const bool served = uniform_specs(g.size, rcount, rtype, recv_specs) &&
-                      call->recv.describe(rbuf, recv_specs) &&
-                      allgather_send(*call, g, sbuf, scount, stype) &&
-                      (call->send.converted() || call->recv.converted());
+                      describe_allgather(*call, g, sbuf, scount, stype, rbuf, recv_specs);
   if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
     return rc;
   }
   if (!served) return forward();
-  if (!g.inter) {
-    if (in_place) {
-      // The MPI reads it from the wire and leaves it: it is in place already.
-      call->recv.pieces()[g.rank].preload = true;
-      call->recv.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, 0, g.rank, false);
-    }
-  }
+  allgather_own_piece(*call, g, in_place);
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -96,21 +105,12 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   std::vector<PieceSpec> recv_specs;
   auto call = std::make_unique<Call>(comm);
   const bool served = varying_specs(g.size, rcounts, displs, rtype, recv_specs) &&
-                      call->recv.describe(rbuf, recv_specs) &&
-                      allgather_send(*call, g, sbuf, scount, stype) &&
-                      (call->send.converted() || call->recv.converted());
+                      describe_allgather(*call, g, sbuf, scount, stype, rbuf, recv_specs);
   if (int rc = 0; try_same_node(comm, g, served ? call.get() : nullptr, in_place, request, rc)) {
     return rc;
   }
   if (!served) return forward();
-  if (!g.inter) {
-    if (in_place) {
-      call->recv.pieces()[g.rank].preload = true;
-      call->recv.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, 0, g.rank, false);
-    }
-  }
+  allgather_own_piece(*call, g, in_place);
   Call& c = *call;
   Varying d{};
   if (const int rc = varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d)) return rc;

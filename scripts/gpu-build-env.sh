@@ -1,0 +1,21 @@
+# Sourced by the one-call GPU scripts: root's mpirun allowed, $OUT and $OUT/extras made, the
+# vendored test libraries (.deps, see vendor-deps.sh) found, and gpu_build to configure and build
+# the Open MPI + CUDA tree in $build (sm_90), its logs under $OUT/extras. Sets `start`.
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT/extras"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+build=build/gpu-openmpi
+deps=()
+[[ -d .deps/googletest ]] && deps+=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
+[[ -d .deps/CLI11 ]] && deps+=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
+[[ -d .deps/nlohmann_json ]] && deps+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
+start=$SECONDS
+
+# gpu_build NAME: configure and build everything; logs configure-NAME.txt and build-NAME.txt.
+gpu_build() {
+  cmake -S . -B "$build" -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure-$1.txt" 2>&1 ||
+    { tail -20 "$OUT/extras/configure-$1.txt"; return 1; }
+  cmake --build "$build" -j "$(nproc)" >"$OUT/extras/build-$1.txt" 2>&1 ||
+    { tail -40 "$OUT/extras/build-$1.txt"; return 1; }
+}
