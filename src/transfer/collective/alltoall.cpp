@@ -43,9 +43,10 @@ bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI
   if (request || g.inter) return false;
   SameNodeShape shape;
   shape.exchange = SameNodeShape::Exchange::Alltoall;
-  shape.send_records = shape.recv_records = g.size;
-  shape.in_place = in_place;
+  shape.send_records = shape.recv_records = shape.recv_pieces = g.size;
+  shape.source_is_recv = in_place;
   shape.own_send = shape.own_recv = g.rank;
+  shape.copy_own = !in_place;
   shape.own_send_private = true;
   return same_node_collective(comm, shape, call, rc);
 }

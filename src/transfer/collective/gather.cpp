@@ -1,7 +1,7 @@
 // Allgather(v), Gather(v), Scatter(v), Bcast: one side is a single piece (this rank's
 // contribution or share), the other a piece per peer where the standard makes it significant.
 // A side the standard ignores on this rank is described empty and passed to the MPI as given.
-// Blocking allgathers on one node first try GPU to GPU (same_node.hpp).
+// Blocking calls on one node first try GPU to GPU (same_node.hpp).
 #include <climits>
 
 #include "transfer/collective/call.hpp"
@@ -49,11 +49,51 @@ bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI
   SameNodeShape shape;
   shape.exchange = SameNodeShape::Exchange::Allgather;
   shape.send_records = 1;
-  shape.recv_records = g.size;
-  shape.in_place = in_place;
+  shape.recv_records = shape.recv_pieces = g.size;
+  shape.source_is_recv = in_place;
   shape.source_first = in_place ? g.rank : 0;  // in place, this rank's piece is its receive slot
   shape.own_send = in_place ? -1 : 0;
   shape.own_recv = g.rank;
+  shape.copy_own = !in_place;
+  return same_node_collective(comm, shape, call, rc);
+}
+
+// Blocking rooted calls on an intracommunicator: GPU to GPU when every rank can
+// (same_node.hpp); every rank must ask. `in_place`: at the root (the send buffer of a gather,
+// the receive buffer of a scatter).
+bool try_same_node_rooted(MPI_Comm comm, const Group& g, SameNodeShape::Exchange exchange, int root,
+                          bool in_place, Call* call, MPI_Request* request, int& rc) {
+  if (request || g.inter) return false;
+  using Exchange = SameNodeShape::Exchange;
+  SameNodeShape shape;
+  shape.exchange = exchange;
+  shape.root = root;
+  const bool at_root = g.rank == root;
+  if (exchange == Exchange::Gather) {
+    shape.send_records = 1;
+    shape.recv_records = shape.recv_pieces = at_root ? g.size : 0;
+    if (at_root) {
+      shape.own_recv = root;
+      shape.own_send_private = true;
+      shape.source_is_recv = in_place;  // in place: the root's piece is its own slot
+      shape.source_first = in_place ? root : 0;
+      shape.own_send = in_place ? root : 0;
+      shape.copy_own = !in_place;
+    }
+  } else if (exchange == Exchange::Scatter) {
+    shape.send_records = at_root ? g.size : 0;
+    shape.recv_records = 1;
+    shape.recv_pieces = at_root && in_place ? 0 : 1;
+    if (at_root) {
+      shape.own_send = root;
+      shape.own_send_private = true;
+      shape.own_recv = 0;
+      shape.copy_own = !in_place;
+    }
+  } else {  // Bcast
+    shape.send_records = at_root ? 1 : 0;
+    shape.recv_records = shape.recv_pieces = at_root ? 0 : 1;
+  }
   return same_node_collective(comm, shape, call, rc);
 }
 
@@ -141,22 +181,23 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
   std::vector<PieceSpec> specs;
   // Sends: every rank but an intercommunicator's root, unless in place at the root.
   const bool sends = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
-  if (sends && !(single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) {
-    return forward();
+  const bool served =
+      (!sends || (single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) &&
+      (role != Role::Root ||
+       (uniform_specs(g.size, rcount, rtype, specs) && call->recv.describe(rbuf, specs))) &&
+      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node_rooted(comm, g, SameNodeShape::Exchange::Gather, root, in_place,
+                                       served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (role == Role::Root) {
-    if (!uniform_specs(g.size, rcount, rtype, specs) || !call->recv.describe(rbuf, specs)) {
-      return forward();
-    }
-    if (!g.inter) {
-      if (in_place) {
-        call->recv.pieces()[g.rank].skip = true;
-      } else {
-        copy_own_piece(*call, 0, g.rank);
-      }
+  if (!served) return forward();
+  if (role == Role::Root && !g.inter) {
+    if (in_place) {
+      call->recv.pieces()[g.rank].skip = true;
+    } else {
+      copy_own_piece(*call, 0, g.rank);
     }
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -185,23 +226,23 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
   const bool sends = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
-  if (sends && !(single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) {
-    return forward();
+  const bool served =
+      (!sends || (single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) &&
+      (role != Role::Root || (varying_specs(g.size, rcounts, displs, rtype, specs) &&
+                              call->recv.describe(rbuf, specs))) &&
+      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node_rooted(comm, g, SameNodeShape::Exchange::Gather, root, in_place,
+                                       served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (role == Role::Root) {
-    if (!varying_specs(g.size, rcounts, displs, rtype, specs) ||
-        !call->recv.describe(rbuf, specs)) {
-      return forward();
-    }
-    if (!g.inter) {
-      if (in_place) {
-        call->recv.pieces()[g.rank].skip = true;
-      } else {
-        copy_own_piece(*call, 0, g.rank);
-      }
+  if (!served) return forward();
+  if (role == Role::Root && !g.inter) {
+    if (in_place) {
+      call->recv.pieces()[g.rank].skip = true;
+    } else {
+      copy_own_piece(*call, 0, g.rank);
     }
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
   Varying d{rcounts, displs, rtype};
   if (role == Role::Root) {
@@ -234,22 +275,23 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
   const bool receives = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
-  if (receives && !(single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) {
-    return forward();
+  const bool served =
+      (!receives || (single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) &&
+      (role != Role::Root ||
+       (uniform_specs(g.size, scount, stype, specs) && call->send.describe(sbuf, specs))) &&
+      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node_rooted(comm, g, SameNodeShape::Exchange::Scatter, root, in_place,
+                                       served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (role == Role::Root) {
-    if (!uniform_specs(g.size, scount, stype, specs) || !call->send.describe(sbuf, specs)) {
-      return forward();
-    }
-    if (!g.inter) {
-      if (in_place) {
-        call->send.pieces()[g.rank].skip = true;
-      } else {
-        copy_own_piece(*call, g.rank, 0);
-      }
+  if (!served) return forward();
+  if (role == Role::Root && !g.inter) {
+    if (in_place) {
+      call->send.pieces()[g.rank].skip = true;
+    } else {
+      copy_own_piece(*call, g.rank, 0);
     }
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -279,23 +321,23 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
   const bool receives = !(g.inter && role == Role::Root) && !(role == Role::Root && in_place);
-  if (receives && !(single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) {
-    return forward();
+  const bool served =
+      (!receives || (single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) &&
+      (role != Role::Root || (varying_specs(g.size, scounts, displs, stype, specs) &&
+                              call->send.describe(sbuf, specs))) &&
+      (call->send.converted() || call->recv.converted());
+  if (int rc = 0; try_same_node_rooted(comm, g, SameNodeShape::Exchange::Scatter, root, in_place,
+                                       served ? call.get() : nullptr, request, rc)) {
+    return rc;
   }
-  if (role == Role::Root) {
-    if (!varying_specs(g.size, scounts, displs, stype, specs) ||
-        !call->send.describe(sbuf, specs)) {
-      return forward();
-    }
-    if (!g.inter) {
-      if (in_place) {
-        call->send.pieces()[g.rank].skip = true;
-      } else {
-        copy_own_piece(*call, g.rank, 0);
-      }
+  if (!served) return forward();
+  if (role == Role::Root && !g.inter) {
+    if (in_place) {
+      call->send.pieces()[g.rank].skip = true;
+    } else {
+      copy_own_piece(*call, g.rank, 0);
     }
   }
-  if (!call->send.converted() && !call->recv.converted()) return forward();
   Call& c = *call;
   Varying s{scounts, displs, stype};
   if (role == Role::Root) {
@@ -323,9 +365,14 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_
   if (role == Role::Idle) return forward();
   auto call = std::make_unique<Call>(comm);
   std::vector<PieceSpec> specs;
-  if (!single_spec(count, type, 0, specs)) return forward();
   Side& side = role == Role::Root ? call->send : call->recv;
-  if (!side.describe(buf, specs) || !side.converted()) return forward();
+  const bool served =
+      single_spec(count, type, 0, specs) && side.describe(buf, specs) && side.converted();
+  if (int rc = 0; try_same_node_rooted(comm, g, SameNodeShape::Exchange::Bcast, root, false,
+                                       served ? call.get() : nullptr, request, rc)) {
+    return rc;
+  }
+  if (!served) return forward();
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform u = uniform_args(role == Role::Root ? c.send : c.recv, buf, count, type);

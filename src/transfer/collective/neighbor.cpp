@@ -47,7 +47,7 @@ bool try_same_node(MPI_Comm comm, SameNodeShape::Exchange exchange, int send_pie
   SameNodeShape shape;
   shape.exchange = exchange;
   shape.send_records = send_pieces;
-  shape.recv_records = recv_pieces;
+  shape.recv_records = shape.recv_pieces = recv_pieces;
   return same_node_collective(comm, shape, call, rc);
 }
 

@@ -87,6 +87,14 @@ int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vecto
       return PMPI_Alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
     case SameNodeShape::Exchange::Allgather:
       return PMPI_Allgather(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
+    case SameNodeShape::Exchange::Gather:
+      return PMPI_Gather(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, shape.root, comm);
+    case SameNodeShape::Exchange::Scatter:
+      return PMPI_Scatter(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, shape.root, comm);
+    case SameNodeShape::Exchange::Bcast:
+      // The root's record, into every other rank's one slot.
+      return PMPI_Bcast(out.empty() ? recv : const_cast<void*>(send), kBytes, MPI_BYTE, shape.root,
+                        comm);
     case SameNodeShape::Exchange::NeighborAlltoall:
       return PMPI_Neighbor_alltoall(send, kBytes, MPI_BYTE, recv, kBytes, MPI_BYTE, comm);
     case SameNodeShape::Exchange::NeighborAllgather:
@@ -141,7 +149,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   const auto private_own = [&](int k) { return shape.own_send_private && k == shape.own_send; };
 
   // Step 2: this rank's records, ready when it can take part.
-  Side* source = call ? (shape.in_place ? &call->recv : &call->send) : nullptr;
+  Side* source = call ? (shape.source_is_recv ? &call->recv : &call->send) : nullptr;
   std::vector<Record> out(static_cast<std::size_t>(shape.send_records));
   std::vector<Record> in(static_cast<std::size_t>(shape.recv_records));
   for (Record& r : in) r.ready = kNoSender;
@@ -150,7 +158,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   int device = -1;
   std::string why;
   if (source && static_cast<int>(source->pieces().size()) >= last &&
-      static_cast<int>(call->recv.pieces().size()) == shape.recv_records && movable(*source) &&
+      static_cast<int>(call->recv.pieces().size()) == shape.recv_pieces && movable(*source) &&
       movable(call->recv) && (device = call_device(*source, call->recv)) >= 0) {
     const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(source->bytes(), 1));
     if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
@@ -176,6 +184,10 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
     if (j == shape.own_recv || r.ready == kNoSender) continue;
+    if (j >= shape.recv_pieces) {  // a slot with no piece: only an in-place root's own
+      ready = 0;
+      break;
+    }
     if (r.ready != 1 || r.bytes != call->recv.pieces()[j].bytes()) {
       ready = 0;
       break;
@@ -192,7 +204,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
     }
     sources[j] = base + r.offset;
   }
-  const bool copy_own = shape.own_send >= 0 && shape.own_recv >= 0 && !shape.in_place;
+  const bool copy_own = shape.copy_own && shape.own_send >= 0 && shape.own_recv >= 0;
   if (ready && copy_own &&
       call->send.pieces()[shape.own_send].bytes() != call->recv.pieces()[shape.own_recv].bytes()) {
     ready = 0;
@@ -215,7 +227,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
 
   // Step 4: unpack from the wires, the own piece straight across, in one kernel; the barrier.
   std::vector<Piece> incoming = call->recv.pieces();
-  for (int j = 0; j < shape.recv_records; ++j) {
+  for (int j = 0; j < static_cast<int>(incoming.size()); ++j) {
     incoming[j].skip = j == shape.own_recv || in[j].ready == kNoSender;
   }
   const Piece* own_from = copy_own ? &call->send.pieces()[shape.own_send] : nullptr;

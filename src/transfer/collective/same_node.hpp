@@ -2,7 +2,8 @@
 // with its buffers in GPU memory, each packs its outgoing pieces into a device wire (one
 // kernel), its peers map that wire through CUDA IPC, and each unpacks its incoming pieces
 // straight from the wires they came from (one kernel). No byte goes through host memory or the
-// MPI. Served: the blocking all-to-alls, allgathers and neighbourhood collectives.
+// MPI. Served: the blocking all-to-alls, allgathers, gathers, scatters, broadcasts and
+// neighbourhood collectives.
 //
 // Protocol, every rank at the same blocking call:
 //   1. once per communicator (cached on it): are all ranks on one node, with a GPU? If not,
@@ -27,22 +28,29 @@
 
 namespace strider::transfer::collective {
 
-// How a call's records travel (step 2), and what its sides hold.
+// How a call's records travel (step 2), and what its sides hold on this rank.
 struct SameNodeShape {
   enum class Exchange {
     Alltoall,           // a record per peer each way (MPI_Alltoall)
     Allgather,          // one record to every peer (MPI_Allgather)
+    Gather,             // one record from every rank to the root (MPI_Gather)
+    Scatter,            // one record from the root to every rank (MPI_Scatter)
+    Bcast,              // the root's one record to every rank (MPI_Bcast)
     NeighborAlltoall,   // a record per out- and per in-neighbour (MPI_Neighbor_alltoall)
     NeighborAllgather,  // one record to every out-neighbour (MPI_Neighbor_allgather)
   };
   Exchange exchange = Exchange::Alltoall;
-  int send_records = 0;   // source pieces sent (1 for the allgathers)
-  int recv_records = 0;   // receive pieces
-  bool in_place = false;  // the source pieces are on the receive side
-  int source_first = 0;   // the source piece of record 0 (in place allgather: this rank's slot)
-  // This rank's own piece, send piece `own_send` to receive slot `own_recv`: copied directly,
-  // or left where it is in place (-1: none). `own_send_private`: it goes to no one else.
+  int root = 0;                 // the rooted exchanges'
+  int send_records = 0;         // records this rank sends: its source pieces
+  int recv_records = 0;         // records it receives: one per receive slot
+  int recv_pieces = 0;          // its receive pieces (fewer than slots only at an in-place root)
+  bool source_is_recv = false;  // in place: the source pieces are on the receive side
+  int source_first = 0;         // the source piece of record 0 (in place: this rank's slot)
+  // This rank's own piece, send piece `own_send` and receive slot `own_recv` (-1: none). The
+  // slot is never read from a wire; `copy_own`: the piece is copied straight across (else it
+  // stays where it is, in place); `own_send_private`: the send piece goes to no one else.
   int own_send = -1, own_recv = -1;
+  bool copy_own = false;
   bool own_send_private = false;
 };
 
