@@ -58,6 +58,20 @@ bool try_same_node(MPI_Comm comm, const Group& g, Call* call, bool in_place, MPI
   return same_node_collective(comm, shape, call, rc);
 }
 
+// A gather's or scatter's own piece at an intracommunicator's root: in place it stays where it
+// is (its piece of the root's many-piece side is skipped); else it is copied straight across.
+void rooted_own_piece(Call& call, const Group& g, Role role, bool in_place, bool gather) {
+  if (role != Role::Root || g.inter) return;
+  Side& many = gather ? call.recv : call.send;
+  if (in_place) {
+    many.pieces()[g.rank].skip = true;
+  } else if (gather) {
+    copy_own_piece(call, 0, g.rank);
+  } else {
+    copy_own_piece(call, g.rank, 0);
+  }
+}
+
 // Blocking rooted calls on an intracommunicator: GPU to GPU when every rank can
 // (same_node.hpp); every rank must ask. `in_place`: at the root (the send buffer of a gather,
 // the receive buffer of a scatter).
@@ -191,13 +205,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
     return rc;
   }
   if (!served) return forward();
-  if (role == Role::Root && !g.inter) {
-    if (in_place) {
-      call->recv.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, 0, g.rank);
-    }
-  }
+  rooted_own_piece(*call, g, role, in_place, true);
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -236,13 +244,7 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
     return rc;
   }
   if (!served) return forward();
-  if (role == Role::Root && !g.inter) {
-    if (in_place) {
-      call->recv.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, 0, g.rank);
-    }
-  }
+  rooted_own_piece(*call, g, role, in_place, true);
   Call& c = *call;
   Varying d{rcounts, displs, rtype};
   if (role == Role::Root) {
@@ -285,13 +287,7 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
     return rc;
   }
   if (!served) return forward();
-  if (role == Role::Root && !g.inter) {
-    if (in_place) {
-      call->send.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, g.rank, 0);
-    }
-  }
+  rooted_own_piece(*call, g, role, in_place, false);
   Call& c = *call;
   return serve(std::move(call), request, [&](MPI_Request* r) {
     const Uniform s = uniform_args(c.send, sbuf, scount, stype);
@@ -331,13 +327,7 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
     return rc;
   }
   if (!served) return forward();
-  if (role == Role::Root && !g.inter) {
-    if (in_place) {
-      call->send.pieces()[g.rank].skip = true;
-    } else {
-      copy_own_piece(*call, g.rank, 0);
-    }
-  }
+  rooted_own_piece(*call, g, role, in_place, false);
   Call& c = *call;
   Varying s{scounts, displs, stype};
   if (role == Role::Root) {
