@@ -77,7 +77,8 @@ void rooted_own_piece(Call& call, const Group& g, Role role, bool in_place, bool
 // the receive buffer of a scatter).
 bool try_same_node_rooted(MPI_Comm comm, const Group& g, SameNodeShape::Exchange exchange, int root,
                           bool in_place, Call* call, MPI_Request* request, int& rc) {
-  if (request || g.inter) return false;
+  // An invalid root (the same on every rank) is the MPI's to report, once.
+  if (request || g.inter || root < 0 || root >= g.size) return false;
   using Exchange = SameNodeShape::Exchange;
   SameNodeShape shape;
   shape.exchange = exchange;

@@ -160,7 +160,13 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   if (source && static_cast<int>(source->pieces().size()) >= last &&
       static_cast<int>(call->recv.pieces().size()) == shape.recv_pieces && movable(*source) &&
       movable(call->recv) && (device = call_device(*source, call->recv)) >= 0) {
-    const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(source->bytes(), 1));
+    // The wire holds the pieces it sends at their places in the side's packed layout.
+    std::int64_t end = 1;
+    for (int k = first; k < last; ++k) {
+      const Piece& piece = source->pieces()[k];
+      if (!private_own(k) && piece.bytes() > 0) end = std::max(end, piece.offset + piece.bytes());
+    }
+    const auto bytes = static_cast<std::size_t>(end);
     if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
         export_wire(wire, handle, why)) {
       const auto wire_bytes = static_cast<std::int64_t>(wire.block.capacity);
