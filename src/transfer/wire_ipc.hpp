@@ -23,10 +23,9 @@ bool export_wire(const WireBuffer& wire, WireHandle& out, std::string& error);
 
 // A peer's wire of `bytes` bytes mapped into this process, for kernels on GPU `device` (peer
 // access is enabled on first use where the two GPUs differ), and pinned: it stays mapped until
-// unpin_wire. Mappings are cached by handle: a freed and reallocated allocation has a new
-// handle, so a stale mapping is never returned. Unpinned mappings are closed, oldest first, past
-// a count and a byte bound (a closed mapping lets the exporter's freed memory go). Null with
-// `error` when it cannot be mapped.
+// unpin_wire. Mappings are cached by handle (wire_imports.hpp): a freed and reallocated
+// allocation has a new handle, so a stale mapping is never returned. Null with `error` when it
+// cannot be mapped.
 std::byte* import_wire(const WireHandle& handle, std::size_t bytes, int device, std::string& error);
 void unpin_wire(const std::byte* mapped);
 

@@ -1,0 +1,58 @@
+// The peers' wires a process has mapped: found by (GPU, handle), pinned while a call reads them,
+// and the unpinned ones closed, oldest first, past a count and a byte bound (a wire over its
+// pool's bound is freed after each call, each time leaving a stale mapping that holds the
+// exporter's memory until closed). Pure logic over an injected mapper: CUDA IPC in
+// wire_ipc.cu, a fake in the unit test. Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <list>
+#include <mutex>
+#include <string>
+
+#include "transfer/wire_ipc.hpp"
+
+namespace strider::transfer {
+
+class WireImports {
+ public:
+  struct Mapper {
+    // Maps `handle` for kernels on `device`; null with `error` on failure.
+    std::function<std::byte*(const WireHandle& handle, int device, std::string& error)> open;
+    std::function<void(std::byte* mapped, int device)> close;
+  };
+
+  WireImports(Mapper mapper, std::size_t max_mappings, std::size_t max_bytes);
+  WireImports(const WireImports&) = delete;
+  WireImports& operator=(const WireImports&) = delete;
+
+  // The mapping of `handle` (a wire of `bytes`) on `device`, opened on first use, and pinned.
+  std::byte* pin(const WireHandle& handle, std::size_t bytes, int device, std::string& error);
+  // One pin of `mapped` fewer; the bounds are applied again.
+  void unpin(const std::byte* mapped);
+  // Closes every mapping, pinned or not (MPI_Finalize).
+  void close_all();
+
+  std::size_t mappings() const;
+  std::size_t bytes() const;
+
+ private:
+  struct Mapping {
+    WireHandle handle;
+    int device = -1;
+    std::byte* mapped = nullptr;
+    std::size_t bytes = 0;
+    int pins = 0;
+  };
+  void close(std::list<Mapping>::iterator it);
+  void trim();  // closes unpinned mappings, oldest first, until both bounds hold
+
+  Mapper mapper_;
+  std::size_t max_mappings_, max_bytes_;
+  mutable std::mutex mutex_;
+  std::list<Mapping> recent_;  // most recently pinned first
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace strider::transfer

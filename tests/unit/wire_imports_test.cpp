@@ -1,0 +1,136 @@
+// The mapping cache of peers' wires, over a fake mapper: reuse by (GPU, handle), pins that keep a
+// mapping open past the bounds, oldest-first closing by count and by bytes.
+#include "transfer/wire_imports.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace strider::transfer {
+namespace {
+
+WireHandle handle_of(unsigned char id) {
+  WireHandle h;
+  h.bytes.fill(0);
+  h.bytes[0] = id;
+  h.bytes[63] = static_cast<unsigned char>(id * 7 + 1);
+  return h;
+}
+
+// Hands out distinct fake addresses and records what is open.
+struct FakeMapper {
+  std::map<std::byte*, int> open;  // mapping -> device
+  int opens = 0, closes = 0;
+  bool fail = false;
+  std::vector<std::byte> arena = std::vector<std::byte>(4096);
+
+  WireImports::Mapper mapper() {
+    return {[this](const WireHandle&, int device, std::string& error) -> std::byte* {
+              if (fail) {
+                error = "refused";
+                return nullptr;
+              }
+              std::byte* p = arena.data() + opens++;
+              open[p] = device;
+              return p;
+            },
+            [this](std::byte* mapped, int device) {
+              ASSERT_EQ(open.count(mapped), 1u);
+              EXPECT_EQ(open[mapped], device);
+              open.erase(mapped);
+              ++closes;
+            }};
+  }
+};
+
+TEST(WireImports, SameHandleAndGpuIsMappedOnce) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 8, 1 << 20);
+  std::string error;
+  std::byte* a = cache.pin(handle_of(1), 100, 0, error);
+  std::byte* b = cache.pin(handle_of(1), 100, 0, error);
+  std::byte* c = cache.pin(handle_of(1), 100, 1, error);  // another GPU: its own mapping
+  std::byte* d = cache.pin(handle_of(2), 100, 0, error);  // another allocation
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_NE(a, d);
+  EXPECT_EQ(fake.opens, 3);
+  EXPECT_EQ(cache.mappings(), 3u);
+  EXPECT_EQ(cache.bytes(), 300u);
+}
+
+TEST(WireImports, CountBoundClosesTheOldestUnpinned) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 2, 1 << 20);
+  std::string error;
+  std::byte* first = cache.pin(handle_of(1), 10, 0, error);
+  cache.unpin(first);
+  std::byte* second = cache.pin(handle_of(2), 10, 0, error);
+  cache.unpin(second);
+  cache.pin(handle_of(3), 10, 0, error);  // over the bound: the oldest goes
+  EXPECT_EQ(cache.mappings(), 2u);
+  EXPECT_EQ(fake.open.count(first), 0u);
+  EXPECT_EQ(fake.open.count(second), 1u);
+  // Used again, the closed one is mapped anew.
+  cache.pin(handle_of(1), 10, 0, error);
+  EXPECT_EQ(fake.opens, 4);
+}
+
+TEST(WireImports, PinnedMappingsStayOpenPastTheBounds) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 1, 1 << 20);
+  std::string error;
+  std::byte* a = cache.pin(handle_of(1), 10, 0, error);
+  std::byte* b = cache.pin(handle_of(2), 10, 0, error);
+  std::byte* c = cache.pin(handle_of(3), 10, 0, error);
+  EXPECT_EQ(cache.mappings(), 3u);  // all read by a call now
+  EXPECT_EQ(fake.closes, 0);
+  cache.unpin(b);  // the oldest unpinned goes once the bounds are applied again
+  EXPECT_EQ(fake.open.count(b), 0u);
+  EXPECT_EQ(fake.open.count(a), 1u);
+  // A mapping pinned twice needs two unpins.
+  EXPECT_EQ(cache.pin(handle_of(1), 10, 0, error), a);
+  cache.unpin(a);
+  EXPECT_EQ(fake.open.count(a), 1u);
+  cache.unpin(a);
+  cache.unpin(c);
+  EXPECT_EQ(cache.mappings(), 1u);
+}
+
+TEST(WireImports, ByteBoundClosesStaleMappings) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 100, 250);
+  std::string error;
+  for (unsigned char id = 1; id <= 5; ++id) cache.unpin(cache.pin(handle_of(id), 100, 0, error));
+  EXPECT_LE(cache.bytes(), 250u);
+  EXPECT_EQ(cache.mappings(), 2u);
+  EXPECT_EQ(fake.closes, 3);
+}
+
+TEST(WireImports, FailedOpenCachesNothingAndSaysWhy) {
+  FakeMapper fake;
+  fake.fail = true;
+  WireImports cache(fake.mapper(), 8, 1 << 20);
+  std::string error;
+  EXPECT_EQ(cache.pin(handle_of(1), 10, 0, error), nullptr);
+  EXPECT_EQ(error, "refused");
+  EXPECT_EQ(cache.mappings(), 0u);
+  fake.fail = false;
+  EXPECT_NE(cache.pin(handle_of(1), 10, 0, error), nullptr);
+}
+
+TEST(WireImports, CloseAllClosesPinnedOnesToo) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 8, 1 << 20);
+  std::string error;
+  cache.pin(handle_of(1), 10, 0, error);
+  cache.unpin(cache.pin(handle_of(2), 10, 1, error));
+  cache.close_all();
+  EXPECT_TRUE(fake.open.empty());
+  EXPECT_EQ(cache.mappings(), 0u);
+  EXPECT_EQ(cache.bytes(), 0u);
+}
+
+}  // namespace
+}  // namespace strider::transfer
