@@ -1,6 +1,6 @@
 #include "transfer/wire_imports.hpp"
 
-#include <cstring>
+#include <utility>
 
 namespace strider::transfer {
 

@@ -4,6 +4,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 
@@ -23,8 +24,7 @@ inline int device_for(const BufferView& user, const BufferView& packed) {
   if (runtime::gpu_resident(packed.info.kind) && packed.info.device >= 0) {
     return packed.info.device;
   }
-  int current = 0;
-  return cudaGetDevice(&current) == cudaSuccess ? current : 0;
+  return std::max(current_device(), 0);
 }
 
 // Maps a CUDA error to the outcome: a form no kernel takes or a lack of scratch memory falls

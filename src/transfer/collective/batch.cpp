@@ -17,6 +17,8 @@ runtime::BufferView shifted(runtime::BufferView v, std::int64_t bytes) {
   return v;
 }
 
+bool batchable(const Piece& p) { return !p.skip && batch_takes(p); }
+
 // The pieces the engine's batch takes, and whether any is left for one-by-one handling.
 std::vector<engine::cuda::BatchItem> batch_items(const std::vector<Piece>& pieces, bool& rest) {
   std::vector<engine::cuda::BatchItem> items;
@@ -42,8 +44,8 @@ std::int64_t wire_bytes(const std::vector<Piece>& pieces) {
 
 }  // namespace
 
-bool batchable(const Piece& p) {
-  return !p.skip && p.bytes() > 0 && p.object.gpu && gpu_engine_serves(*p.object.plan);
+bool batch_takes(const Piece& p) {
+  return p.bytes() > 0 && p.object.gpu && gpu_engine_serves(*p.object.plan);
 }
 
 int pack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm) {
@@ -96,17 +98,16 @@ int unpack_batch_from(const std::vector<Piece>& pieces,
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
     if (p.skip || p.bytes() == 0) continue;
-    if (!batchable(p)) return report_error(comm, "GPU unpack", "a piece the GPU batch cannot take");
+    if (!batch_takes(p))
+      return report_error(comm, "GPU unpack", "a piece the GPU batch cannot take");
     copies.push_back(
         {{nullptr, 0, nullptr, p.bytes(), const_cast<std::byte*>(sources[i])}, layout(p)});
   }
   if (own_from && own_to && own_from->bytes() > 0) {
-    Piece from = *own_from, to = *own_to;
-    from.skip = to.skip = false;
-    if (!batchable(from) || !batchable(to)) {
+    if (!batch_takes(*own_from) || !batch_takes(*own_to)) {
       return report_error(comm, "GPU copy", "a piece the GPU batch cannot take");
     }
-    copies.push_back({layout(from), layout(to)});
+    copies.push_back({layout(*own_from), layout(*own_to)});
   }
   if (copies.empty()) return MPI_SUCCESS;
   std::string error;

@@ -19,13 +19,15 @@ int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wi
 // Unpacks each piece from its own packed bytes, `sources[i]` for piece i (a peer's wire mapped
 // into this process), and copies `own_from` into `own_to` when given (a rank's own piece,
 // layout to layout), all by one kernel launch on GPU `device`. Pieces marked skip or empty are
-// left out; every other one must be batchable() (else MPI_ERR_INTERN: the caller checks first).
+// left out; every other one, and the own pieces, must be batch_takes() (else an error: the
+// caller checks first).
 int unpack_batch_from(const std::vector<Piece>& pieces,
                       const std::vector<const std::byte*>& sources, const Piece* own_from,
                       const Piece* own_to, int device, MPI_Comm comm);
 
-// Whether the GPU engine's batch takes the piece (GPU memory, a layout its kernels serve).
-bool batchable(const Piece& p);
+// Whether the GPU engine's batch can move the piece (bytes in GPU memory, a layout its kernels
+// serve), whether or not it is marked skip.
+bool batch_takes(const Piece& p);
 
 // Copies `from` into `to` (equal packed bytes) without the MPI: directly on the GPU where the
 // engine serves both layouts, else through a host copy of the packed bytes.

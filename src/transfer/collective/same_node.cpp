@@ -1,6 +1,5 @@
 #include "transfer/collective/same_node.hpp"
 
-#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -121,9 +120,7 @@ int call_device(const Side& source, const Side& recv) {
   const auto take = [&](const Side& side) {
     for (const Piece& p : side.pieces()) {
       if (p.bytes() == 0) continue;
-      Piece probe = p;
-      probe.skip = false;
-      if (!batchable(probe)) return false;
+      if (!batch_takes(p)) return false;
       const int d = p.object.view.info.device;
       if (d < 0 || (device >= 0 && d != device)) return false;
       device = d;
