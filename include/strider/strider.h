@@ -43,6 +43,10 @@ typedef struct strider_stats {
   uint64_t collectives_forwarded; /* handed to the MPI unchanged */
   uint64_t persistent_refused;    /* persistent calls refused on GPU memory (MPI_ERR_BUFFER) */
   uint64_t collectives_same_node; /* of those served, moved GPU to GPU (no host memory) */
+  /* Same-node point-to-point offers (docs/same-node-p2p.md). */
+  uint64_t offers_made;  /* receives that offered their sender a landing buffer */
+  uint64_t offers_taken; /* sends that packed straight into a receiver's landing buffer */
+  uint64_t offers_used;  /* receives unpacked from their landing buffer */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */
@@ -55,6 +59,10 @@ int strider_get_stats(strider_stats* out);
  * "device", "oneshot" or "staged". For benchmarks and tests. Returns 0, or -1 for an unknown
  * name (the method is then unchanged). */
 int strider_set_method(const char* method);
+
+/* Host buffers in point-to-point from now on, overriding STRIDER_P2P_HOST: 1 packs them as GPU
+ * buffers are (Strider's path), 0 hands them to the MPI. For tests. Returns 0. */
+int strider_set_p2p_host(int pack);
 
 /* The performance model's view of sending `count` elements of `type` from GPU memory to a peer
  * that unpacks the same object (for tools and benchmarks). Methods are indexed

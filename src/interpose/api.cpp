@@ -11,6 +11,7 @@
 #include "transfer/perf_model.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
+#include "transfer/wire.hpp"
 #include "transfer/wire_buffers.hpp"
 
 using namespace strider;
@@ -47,6 +48,9 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->collectives_forwarded = c.collectives_forwarded.load();
   out->persistent_refused = c.persistent_refused.load();
   out->collectives_same_node = c.collectives_same_node.load();
+  out->offers_made = c.offers_made.load();
+  out->offers_taken = c.offers_taken.load();
+  out->offers_used = c.offers_used.load();
   return 0;
 }
 
@@ -54,6 +58,11 @@ STRIDER_EXPORT int strider_set_method(const char* method) {
   model::MethodRequest choice;
   if (method == nullptr || !transfer::parse_method(method, choice)) return -1;
   transfer::set_requested_method(choice);
+  return 0;
+}
+
+STRIDER_EXPORT int strider_set_p2p_host(int pack) {
+  transfer::set_p2p_host(pack != 0);
   return 0;
 }
 

@@ -7,6 +7,7 @@
 #include "interpose/export.hpp"
 #include "transfer/completion.hpp"
 #include "transfer/next.hpp"
+#include "transfer/offers/protocol.hpp"
 
 using namespace strider::transfer;
 
@@ -135,4 +136,22 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
   requests().orphan(*request, std::move(op));
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
+}
+
+// A receive whose same-node offer was taken is not cancelled (it completes normally, as a cancel
+// may); a request Strider does not track may be a send, whose cancel would leave a gap in the
+// numbering the offers rely on (transfer/offers/protocol.hpp).
+STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
+  const auto next = STRIDER_NEXT(MPI_Cancel);
+  if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
+  switch (requests().cancel_verdict(*request)) {
+    case Requests::CancelVerdict::Refuse:
+      return MPI_SUCCESS;
+    case Requests::CancelVerdict::Untracked:
+      offers::untracked_cancel();
+      break;
+    case Requests::CancelVerdict::Forward:
+      break;
+  }
+  return next(request);
 }

@@ -6,6 +6,7 @@
 
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
+#include "transfer/offers/protocol.hpp"
 #include "transfer/persistent.hpp"
 
 using namespace strider::transfer;
@@ -15,6 +16,7 @@ STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype dataty
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Send_init", "MPI_Isend");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Send_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -23,6 +25,7 @@ STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datat
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Bsend_init", "MPI_Ibsend");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Bsend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -31,6 +34,7 @@ STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datat
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Ssend_init", "MPI_Issend");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Ssend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -39,6 +43,7 @@ STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datat
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Rsend_init", "MPI_Irsend");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Rsend_init)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -47,6 +52,7 @@ STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, in
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Recv_init", "MPI_Irecv");
   }
+  offers::persistent_receive(comm);  // its starts are not counted
   return STRIDER_NEXT(MPI_Recv_init)(buf, count, datatype, source, tag, comm, request);
 }
 
@@ -57,6 +63,7 @@ STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatyp
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Send_init_c", "MPI_Isend_c");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Send_init_c)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -65,6 +72,7 @@ STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Bsend_init_c", "MPI_Ibsend_c");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Bsend_init_c)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -73,6 +81,7 @@ STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Dataty
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Ssend_init_c", "MPI_Issend_c");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Ssend_init_c)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -81,6 +90,7 @@ STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Rsend_init_c", "MPI_Irsend_c");
   }
+  offers::persistent_send(comm, dest, tag);  // its starts are not numbered
   return STRIDER_NEXT(MPI_Rsend_init_c)(buf, count, datatype, dest, tag, comm, request);
 }
 
@@ -89,6 +99,7 @@ STRIDER_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype data
   if (refuse_persistent({buf}, false)) {
     return persistent_refused(comm, "MPI_Recv_init_c", "MPI_Irecv_c");
   }
+  offers::persistent_receive(comm);  // its starts are not counted
   return STRIDER_NEXT(MPI_Recv_init_c)(buf, count, datatype, source, tag, comm, request);
 }
 

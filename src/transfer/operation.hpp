@@ -32,6 +32,11 @@ class Operation {
   // receive that never matched would hold MPI_Finalize forever) or must be waited for (a send
   // must complete, as it would without Strider).
   virtual bool cancel_at_finalize() const { return false; }
+
+  // MPI_Cancel on the request: whether the MPI may be asked to cancel it. A receive whose
+  // same-node offer was taken says no: its notice is on the way, so it completes normally (a
+  // cancel the standard allows to fail).
+  virtual bool may_cancel() { return true; }
 };
 
 using OperationPtr = std::unique_ptr<Operation>;

@@ -7,6 +7,8 @@
 
 #include <climits>
 
+#include "transfer/completion.hpp"
+#include "transfer/offers/protocol.hpp"
 #include "transfer/p2p_operations.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
@@ -35,20 +37,34 @@ bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, co
 
 // MPI_Send, Ssend, Rsend, Bsend: `next` is the MPI's call. (Bsend: the MPI copies the packed
 // bytes into the attached buffer, so the wire buffer is free after it returns.)
+// Every send is numbered for the same-node offers (transfer/offers/protocol.hpp): one that takes
+// its receiver's offer sends a notice instead of its bytes. A send that fails leaves its stream
+// untrusted (`sent`).
 template <class Next, class Count>
 int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm) {
   ProgressOrphans progress;
+  const auto index = offers::number_send(comm, dest, tag);
+  const auto sent = [&](int rc) {
+    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, tag);
+    return rc;
+  };
   Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
-    return next(buf, count, type, dest, tag, comm);
+    return sent(next(buf, count, type, dest, tag, comm));
+  }
+  int rc = MPI_SUCCESS;
+  if (index && offers::take(object, comm, dest, tag, *index, rc)) {
+    const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
+                            offers::notice_type(), dest, tag, comm);
+    return rc != MPI_SUCCESS ? rc : sent(notice);
   }
   Outgoing out;
-  int rc = pack_outgoing(object, {comm, dest}, out);
-  if (rc != MPI_SUCCESS) return rc;
+  rc = pack_outgoing(object, {comm, dest}, out);
+  if (rc != MPI_SUCCESS) return sent(rc);
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm);
   release(out);
-  return rc;
+  return sent(rc);
 }
 
 // MPI_Isend, Issend. Packed now: the standard lets a send read its buffer at any time until
@@ -57,25 +73,46 @@ template <class Next, class Count>
 int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
+  const auto index = offers::number_send(comm, dest, tag);
+  const auto sent = [&](int rc) {
+    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, tag);
+    return rc;
+  };
   Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
-    return next(buf, count, type, dest, tag, comm, request);
+    return sent(next(buf, count, type, dest, tag, comm, request));
+  }
+  int rc = MPI_SUCCESS;
+  if (index && offers::take(object, comm, dest, tag, *index, rc)) {
+    // Filled already: the notice's request is the MPI's alone.
+    const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
+                            offers::notice_type(), dest, tag, comm, request);
+    return rc != MPI_SUCCESS ? rc : sent(notice);
   }
   Outgoing out;
-  int rc = pack_outgoing(object, {comm, dest}, out);
-  if (rc != MPI_SUCCESS) return rc;
+  rc = pack_outgoing(object, {comm, dest}, out);
+  if (rc != MPI_SUCCESS) return sent(rc);
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
-  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
+  if (rc != MPI_SUCCESS) return sent(rc);  // `out` releases its wire buffer
   requests().track(*request, std::make_unique<SendOperation>(std::move(out)));
   return MPI_SUCCESS;
 }
 
-// Receives into a wire buffer with `receive(data, count, type, status)` and unpacks.
+// The source and tag a receive names, for the same-node offers (none for a matched message).
+struct Envelope {
+  int source = MPI_ANY_SOURCE;
+  int tag = MPI_ANY_TAG;
+};
+
+// Receives into a wire buffer with `receive(data, count, type, status)` and unpacks. With an
+// envelope the receive is counted for the same-node offers, and makes one where it can.
 template <class Receive>
-int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive) {
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive,
+                     const Envelope* envelope = nullptr) {
   Incoming in;
   int rc = prepare_incoming(object, peer, false, in);
   if (rc != MPI_SUCCESS) return rc;
+  if (envelope) offers::offer(in, envelope->source, envelope->tag);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   rc = receive(in.wire.data(), in.post.count, in.post.type, st);
@@ -87,10 +124,11 @@ int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
 // function that sees the request complete unpacks.
 template <class Receive>
 int nonblocking_receive(const Object& object, const Peer& peer, MPI_Request* request,
-                        Receive receive) {
+                        Receive receive, const Envelope* envelope = nullptr) {
   Incoming in;
   int rc = prepare_incoming(object, peer, true, in);
   if (rc != MPI_SUCCESS) return rc;
+  if (envelope) offers::offer(in, envelope->source, envelope->tag);
   rc = receive(in.wire.data(), in.post.count, in.post.type, request);
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
   requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
@@ -104,12 +142,20 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
   ProgressOrphans progress;
   Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
-    return next(buf, count, type, source, tag, comm, status);
+    offers::Watch watch = offers::watch(comm, source, tag);
+    if (watch.ticket == 0) return next(buf, count, type, source, tag, comm, status);
+    Status st(status);
+    const int rc = next(buf, count, type, source, tag, comm, st.use);
+    offers::observe(watch, *st.use, rc);
+    return rc;
   }
-  return blocking_receive(object, {comm, source}, status,
-                          [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
-                            return next(wire, n, t, source, tag, comm, st);
-                          });
+  const Envelope envelope{source, tag};
+  return blocking_receive(
+      object, {comm, source}, status,
+      [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
+        return next(wire, n, t, source, tag, comm, st);
+      },
+      &envelope);
 }
 
 // MPI_Irecv / MPI_Irecv_c.
@@ -119,12 +165,20 @@ int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int 
   ProgressOrphans progress;
   Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
-    return next(buf, count, type, source, tag, comm, request);
+    offers::Watch watch = offers::watch(comm, source, tag);
+    const int rc = next(buf, count, type, source, tag, comm, request);
+    if (rc == MPI_SUCCESS && watch.ticket != 0) {
+      requests().track(*request, std::make_unique<ObservedReceive>(std::move(watch)));
+    }
+    return rc;
   }
-  return nonblocking_receive(object, {comm, source}, request,
-                             [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
-                               return next(wire, n, t, source, tag, comm, r);
-                             });
+  const Envelope envelope{source, tag};
+  return nonblocking_receive(
+      object, {comm, source}, request,
+      [&](void* wire, int n, MPI_Datatype t, MPI_Request* r) {
+        return next(wire, n, t, source, tag, comm, r);
+      },
+      &envelope);
 }
 
 // The peer of a matched message, for error reports and placement (the message handle hides
@@ -164,12 +218,18 @@ int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* me
 }
 
 // MPI_Sendrecv / MPI_Sendrecv_c: each side packed or passed as it is, independently, and the
-// MPI does the exchange in one call (so its deadlock freedom is kept).
+// MPI does the exchange in one call (so its deadlock freedom is kept). Each side takes part in
+// the same-node offers as a send and a receive would.
 template <class Next, class Count>
 int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest,
              int sendtag, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
   ProgressOrphans progress;
+  const auto index = offers::number_send(comm, dest, sendtag);
+  const auto sent = [&](int rc) {
+    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, sendtag);
+    return rc;
+  };
   Object send_object, recv_object;
   const bool pack_send = dest != MPI_PROC_NULL &&
                          p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
@@ -177,60 +237,94 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
                                                                {comm, source}, recv_object);
   if (!pack_send) counters().sends_forwarded++;  // the packed ones count themselves
   if (!pack_recv) counters().recvs_forwarded++;
+  Status st(status);
   if (!pack_send && !pack_recv) {
-    return next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
-                recvtag, comm, status);
+    offers::Watch watch = offers::watch(comm, source, recvtag);
+    const int rc = next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                        source, recvtag, comm, st.use);
+    offers::observe(watch, *st.use, rc);
+    return sent(rc);
   }
   Outgoing out;
   Incoming in;
+  offers::Watch watch;  // for a receive side the MPI fills
   int rc = MPI_SUCCESS;
-  if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) return rc;
-  if (pack_recv && (rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
-    return rc;
+  if (pack_recv) {
+    if ((rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
+      return sent(rc);
+    }
+    offers::offer(in, source, recvtag);
+  } else {
+    watch = offers::watch(comm, source, recvtag);
   }
-  MPI_Status local;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  rc = next(pack_send ? out.wire.data() : sendbuf, pack_send ? Count{out.bytes} : sendcount,
-            pack_send ? MPI_PACKED : sendtype, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
+  // Last before the call: a taken offer's notice must be sent whatever happens.
+  bool notice = false;
+  if (pack_send && index && offers::take(send_object, comm, dest, sendtag, *index, rc)) {
+    notice = true;
+  } else if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) {
+    return sent(rc);
+  }
+  const int fill_rc = rc;
+  const void* send_data = notice ? offers::notice_buffer() : pack_send ? out.wire.data() : sendbuf;
+  const Count send_count = notice      ? Count{offers::kNoticeCount}
+                           : pack_send ? Count{out.bytes}
+                                       : sendcount;
+  const MPI_Datatype send_type = notice ? offers::notice_type() : pack_send ? MPI_PACKED : sendtype;
+  rc = next(send_data, send_count, send_type, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
             pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
-            source, recvtag, comm, st);
+            source, recvtag, comm, st.use);
   release(out);
-  if (!pack_recv) return rc;
-  const int unpacked = complete_incoming(in, *st, rc);
-  return rc != MPI_SUCCESS ? rc : unpacked;
+  sent(rc);
+  int result = rc;
+  if (!pack_recv) {
+    offers::observe(watch, *st.use, rc);
+  } else if (const int unpacked = complete_incoming(in, *st.use, rc); result == MPI_SUCCESS) {
+    result = unpacked;
+  }
+  return result != MPI_SUCCESS ? result : fill_rc;
 }
 
 // MPI_Sendrecv_replace / _c: `replace` is the MPI's, `exchange` its Sendrecv of the same count
-// type. The buffer is packed to send before the received bytes are unpacked into it.
+// type. The buffer is packed to send before the received bytes are unpacked into it. Both sides
+// are counted for the same-node offers, but neither makes nor takes one.
 template <class Replace, class Exchange, class Count>
 int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count, MPI_Datatype type,
                      int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                      MPI_Status* status) {
   ProgressOrphans progress;
+  const auto index = offers::number_send(comm, dest, sendtag);
+  const auto sent = [&](int rc) {
+    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, sendtag);
+    return rc;
+  };
+  Status st(status);
   Object object;
   if ((dest == MPI_PROC_NULL && source == MPI_PROC_NULL) ||
       !p2p_object(buf, count, type, false, {comm, dest}, object)) {
     counters().sends_forwarded++;
     counters().recvs_forwarded++;
-    return replace(buf, count, type, dest, sendtag, source, recvtag, comm, status);
+    offers::Watch watch = offers::watch(comm, source, recvtag);
+    const int rc = replace(buf, count, type, dest, sendtag, source, recvtag, comm, st.use);
+    offers::observe(watch, *st.use, rc);
+    return sent(rc);
   }
   Outgoing out;
   Incoming in;
   int rc = MPI_SUCCESS;
   if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, {comm, dest}, out)) != MPI_SUCCESS) {
-    return rc;
+    return sent(rc);
   }
   if (source != MPI_PROC_NULL &&
       (rc = prepare_incoming(object, {comm, source}, false, in)) != MPI_SUCCESS) {
-    return rc;
+    return sent(rc);
   }
-  MPI_Status local;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  in.watch = offers::watch(comm, source, recvtag);
   rc = exchange(out.wire.data(), Count{out.bytes}, MPI_PACKED, dest, sendtag, in.wire.data(),
-                Count{in.post.count}, in.post.type, source, recvtag, comm, st);
+                Count{in.post.count}, in.post.type, source, recvtag, comm, st.use);
   release(out);
+  sent(rc);
   if (source == MPI_PROC_NULL) return rc;
-  const int unpacked = complete_incoming(in, *st, rc);
+  const int unpacked = complete_incoming(in, *st.use, rc);
   return rc != MPI_SUCCESS ? rc : unpacked;
 }
 

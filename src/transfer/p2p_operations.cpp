@@ -1,5 +1,7 @@
 #include "transfer/p2p_operations.hpp"
 
+#include "transfer/offers/protocol.hpp"
+
 namespace strider::transfer {
 
 int SendOperation::complete(MPI_Status&, int) {
@@ -13,6 +15,13 @@ int ReceiveOperation::complete(MPI_Status& status, int error) {
 
 int ReceiveOperation::observe_complete(MPI_Status& status) {
   return unpack_incoming(in_, status, MPI_SUCCESS);
+}
+
+bool ReceiveOperation::may_cancel() { return offers::may_cancel(in_); }
+
+int ObservedReceive::complete(MPI_Status& status, int error) {
+  offers::observe(watch_, status, error);
+  return MPI_SUCCESS;
 }
 
 }  // namespace strider::transfer

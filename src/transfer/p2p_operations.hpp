@@ -22,9 +22,22 @@ class ReceiveOperation final : public Operation {
   int complete(MPI_Status& status, int error) override;
   int observe_complete(MPI_Status& status) override;
   bool cancel_at_finalize() const override { return true; }
+  bool may_cancel() override;
 
  private:
   Incoming in_;
+};
+
+// A receive the MPI fills, watched only so the same-node offers' receive ledger learns what it
+// matched (transfer/offers/protocol.hpp).
+class ObservedReceive final : public Operation {
+ public:
+  explicit ObservedReceive(offers::Watch watch) : watch_(std::move(watch)) {}
+  int complete(MPI_Status& status, int error) override;
+  bool cancel_at_finalize() const override { return true; }
+
+ private:
+  offers::Watch watch_;
 };
 
 }  // namespace strider::transfer

@@ -33,6 +33,13 @@ void Requests::put_back(MPI_Request request, OperationPtr op) {
   size_.fetch_add(1, std::memory_order_release);
 }
 
+Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {
+  std::lock_guard lock(mutex_);
+  const auto it = ops_.find(request);
+  if (it == ops_.end() || it->second.empty()) return CancelVerdict::Untracked;
+  return it->second.front()->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
+}
+
 void Requests::orphan(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(orphans_mutex_);
   orphans_.emplace_back(request, std::move(op));

@@ -34,6 +34,11 @@ class Requests {
   // sees it done (polled as its calls start and return; at MPI_Finalize waited for, or cancelled
   // if it is a receive that never matched).
   void orphan(MPI_Request request, OperationPtr op);
+
+  // MPI_Cancel: whether the request is tracked, and if so whether its operation lets the MPI
+  // cancel it (Operation::may_cancel).
+  enum class CancelVerdict { Untracked, Forward, Refuse };
+  CancelVerdict cancel_verdict(MPI_Request request);
   void progress_orphans();
   void drain_orphans();
   bool has_orphans() const { return orphans_size_.load(std::memory_order_acquire) != 0; }

@@ -7,6 +7,7 @@
 #include "transfer/collective/same_node.hpp"
 #include "transfer/collective/wire_types.hpp"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/offers/protocol.hpp"
 #include "transfer/placement.hpp"
 #include "transfer/wire_ipc.hpp"
 
@@ -80,11 +81,13 @@ void on_init() {
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) runtime::set_log_rank(rank);
   keyval();
   if (transfer::mpi_cuda_aware()) transfer::learn_node_layout();
+  offers::start();  // collective over MPI_COMM_WORLD
   runtime::log(LogLevel::Info, "Strider active (host engine %s)",
                runtime::to_string(runtime::config().host_engine));
 }
 
 void on_finalize() {
+  offers::stop();
   plans().clear();
   collective::free_wire_types();
   collective::free_same_node_keyval();

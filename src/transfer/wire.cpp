@@ -1,6 +1,7 @@
 #include "transfer/wire.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <string>
@@ -11,6 +12,7 @@
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/methods.hpp"
+#include "transfer/offers/protocol.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
 #include "transfer/staged.hpp"
@@ -127,13 +129,23 @@ int close_hole(const Incoming& in) {
 
 }  // namespace
 
+namespace {
+// -1: as configured; 0 / 1: forward / pack.
+std::atomic<int> g_p2p_host{-1};
+}  // namespace
+
+void set_p2p_host(bool pack) { g_p2p_host.store(pack ? 1 : 0, std::memory_order_relaxed); }
+
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
                 const Peer& peer, Object& out) {
   const auto& cfg = runtime::config();
+  const int host_override = g_p2p_host.load(std::memory_order_relaxed);
+  const bool pack_host =
+      host_override < 0 ? cfg.host_p2p == runtime::HostPath::Pack : host_override == 1;
   if (cfg.disabled || count <= 0) return false;
   // Classified as one element when the count does not fit an int.
   if (!view_object(buffer, count > INT_MAX ? 1 : static_cast<int>(count), type, out)) return false;
-  if (!out.gpu && cfg.host_p2p == runtime::HostPath::Forward) return false;
+  if (!out.gpu && !pack_host) return false;
   // A message past INT_MAX elements or packed bytes cannot be described as MPI_PACKED with an
   // int count: a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
   if (count > INT_MAX || out.bytes() > INT_MAX) {
@@ -186,6 +198,8 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
 int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   if (in.unpacked) return in.unpack_rc;
   in.unpacked = true;
+  // The data came by a same-node offer (docs/same-node-p2p.md): unpacked from its landing buffer.
+  if (int rc = MPI_SUCCESS; offers::settle(in, status, error, rc)) return in.unpack_rc = rc;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int bytes = 0;
@@ -231,6 +245,7 @@ int complete_incoming(Incoming& in, MPI_Status& status, int error) {
 }
 
 void release(Incoming& in) {
+  in.offer = offers::Offer{};
   transfer::release_wire(in.wire);
   free_wire_receive(in.post);
   in.held_type.free();

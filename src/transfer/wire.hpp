@@ -9,6 +9,7 @@
 
 #include "transfer/method.hpp"
 #include "transfer/object.hpp"
+#include "transfer/offers/receive_state.hpp"
 #include "transfer/wire_buffers.hpp"
 #include "transfer/wire_receive.hpp"
 
@@ -27,6 +28,8 @@ struct Peer {
 // A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
                 const Peer& peer, Object& out);
+// Overrides STRIDER_P2P_HOST from now on (strider_set_p2p_host).
+void set_p2p_host(bool pack);
 
 // A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
 // release()).
@@ -74,6 +77,8 @@ struct Incoming {
   HeldType held_type;     // a dup keeping the MPI's type alive, if needed
   bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
   int unpack_rc = MPI_SUCCESS;
+  offers::Watch watch;  // counted by the receive ledger (transfer/offers/protocol.hpp)
+  offers::Offer offer;  // the same-node offer made for it, if any
 };
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which

@@ -1,0 +1,78 @@
+#include "transfer/offers/board.hpp"
+
+namespace strider::transfer::offers {
+namespace {
+
+constexpr std::uint64_t word(std::uint64_t generation, Phase phase) {
+  return generation << 8 | static_cast<std::uint64_t>(phase);
+}
+constexpr Phase phase_of(std::uint64_t w) { return static_cast<Phase>(w & 0xff); }
+constexpr std::uint64_t generation_of(std::uint64_t w) { return w >> 8; }
+
+std::atomic_ref<std::uint64_t> state(Slot& s) { return std::atomic_ref<std::uint64_t>(s.state); }
+
+}  // namespace
+
+int Slots::open(const Terms& terms) {
+  for (int i = 0; i < count_; ++i) {
+    Slot& s = slots_[i];
+    const std::uint64_t w = state(s).load(std::memory_order_acquire);
+    if (phase_of(w) != Phase::Empty) continue;
+    s.terms = terms;
+    s.filled = 0;
+    state(s).store(word(generation_of(w) + 1, Phase::Open), std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+bool Slots::retract(int slot) {
+  Slot& s = slots_[slot];
+  std::uint64_t w = state(s).load(std::memory_order_acquire);
+  if (phase_of(w) == Phase::Retracted) return true;
+  if (phase_of(w) != Phase::Open) return false;
+  return state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Retracted),
+                                          std::memory_order_acq_rel);
+}
+
+Outcome Slots::settle(int slot) {
+  Slot& s = slots_[slot];
+  retract(slot);  // an offer nobody took: closed before anyone can
+  const std::uint64_t w = state(s).load(std::memory_order_acquire);
+  Outcome out{phase_of(w), 0};
+  if (out.phase == Phase::Filled) out.bytes = s.filled;
+  state(s).store(word(generation_of(w), Phase::Empty), std::memory_order_release);
+  return out;
+}
+
+std::optional<Claim> Slots::take(int sender, int tag, std::uint64_t index, std::int64_t bytes) {
+  for (int i = 0; i < count_; ++i) {
+    Slot& s = slots_[i];
+    std::uint64_t w = state(s).load(std::memory_order_acquire);
+    if (phase_of(w) != Phase::Open) continue;
+    const Terms terms = s.terms;  // checked by the CAS below: it fails if the slot changed
+    if (terms.sender != sender || terms.tag != tag || terms.index != index) continue;
+    if (bytes > terms.capacity || terms.unit <= 0 || bytes % terms.unit != 0) return std::nullopt;
+    if (!state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Taken),
+                                          std::memory_order_acq_rel)) {
+      return std::nullopt;  // retracted meanwhile
+    }
+    return Claim{&s, generation_of(w), terms, i};
+  }
+  return std::nullopt;
+}
+
+void Slots::fill(const Claim& claim, std::int64_t bytes) {
+  claim.slot->filled = bytes;
+  state(*claim.slot).store(word(claim.generation, Phase::Filled), std::memory_order_release);
+}
+
+void Slots::fail(const Claim& claim) {
+  state(*claim.slot).store(word(claim.generation, Phase::Failed), std::memory_order_release);
+}
+
+void Slots::reopen(const Claim& claim) {
+  state(*claim.slot).store(word(claim.generation, Phase::Open), std::memory_order_release);
+}
+
+}  // namespace strider::transfer::offers

@@ -1,0 +1,96 @@
+// The offers a receiver publishes (docs/same-node-p2p.md), as slots in memory every process of
+// the node maps (an MPI shared window; plain memory in the unit test). A slot's state word holds
+// a generation and a phase; every change of hands is one compare-and-swap on it, so a sender
+// that read an offer can take it only if it is still that very offer, still open.
+//
+//   receiver: open()  -> Open
+//   sender:   take()  Open -> Taken, then fill() -> Filled (or fail() -> Failed)
+//   receiver: retract() Open -> Retracted; settle() reads the outcome and empties the slot
+//
+// The fields are written while the slot is empty and published by the release store of Open;
+// a sender reads them after an acquire load of Open, and its CAS fails if the slot changed since.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+namespace strider::transfer::offers {
+
+// Where a landing buffer is: a device wire exported by CUDA IPC, or the receiver's part of the
+// board itself (host memory: the host mode that lets CI run the protocol).
+enum class Landing : std::int32_t { Device = 1, Board = 2 };
+
+struct Terms {
+  std::int32_t sender = -1;  // world rank
+  std::int32_t tag = -1;
+  std::uint64_t index = 0;    // the stream's message the receive will match
+  std::int64_t capacity = 0;  // bytes the receive holds
+  std::int64_t unit = 1;      // the receive's element size: a filled count is a multiple of it
+  Landing landing = Landing::Board;
+  std::array<unsigned char, 64> handle{};  // the device wire's IPC handle
+};
+
+// One slot, as laid out in shared memory (8-byte alignment only: an MPI window guarantees no
+// more).
+struct Slot {
+  std::uint64_t state = 0;  // generation << 8 | phase; through std::atomic_ref only
+  std::int64_t filled = 0;  // bytes the sender wrote
+  Terms terms;
+};
+
+enum class Phase : std::uint8_t {
+  Empty = 0,
+  Open = 1,
+  Taken = 2,
+  Filled = 3,
+  Retracted = 4,
+  Failed = 5
+};
+
+// What became of an offer once its receive completed.
+struct Outcome {
+  Phase phase = Phase::Empty;  // Filled, Failed, or Retracted (not taken: real data arrived)
+  std::int64_t bytes = 0;      // Filled: how many
+};
+
+// A sender's hold on an offer it took.
+struct Claim {
+  Slot* slot = nullptr;
+  std::uint64_t generation = 0;
+  Terms terms;
+  int index_in_board = -1;
+};
+
+// One receiver's slots (a view: the memory belongs to the board).
+class Slots {
+ public:
+  Slots() = default;
+  Slots(Slot* slots, int count) : slots_(slots), count_(count) {}
+  int count() const { return count_; }
+
+  // Receiver: publishes an offer; the slot, or -1 when every slot is in use.
+  int open(const Terms& terms);
+  // Receiver: withdraws an open offer; false if a sender took it first.
+  bool retract(int slot);
+  // Receiver, once its receive completed: the outcome (an offer still open is retracted now),
+  // and the slot is emptied.
+  Outcome settle(int slot);
+
+  // Sender: takes the open offer for (sender, tag, index) if there is one whose capacity and
+  // unit admit `bytes`.
+  std::optional<Claim> take(int sender, int tag, std::uint64_t index, std::int64_t bytes);
+  // Sender: the bytes are in the landing buffer / could not be written.
+  static void fill(const Claim& claim, std::int64_t bytes);
+  static void fail(const Claim& claim);
+  // Sender: gives back an offer it took but cannot fill (nothing written yet).
+  static void reopen(const Claim& claim);
+
+ private:
+  Slot* slots_ = nullptr;
+  int count_ = 0;
+};
+
+}  // namespace strider::transfer::offers

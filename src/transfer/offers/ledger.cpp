@@ -1,0 +1,65 @@
+#include "transfer/offers/ledger.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+
+namespace strider::transfer::offers {
+
+std::uint64_t stream_key(int peer, int tag) {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 32) |
+         static_cast<std::uint32_t>(tag);
+}
+
+std::optional<std::uint64_t> SendLedger::next(int dest, int tag) {
+  const std::uint64_t key = stream_key(dest, tag);
+  const std::uint64_t index = sent_[key]++;
+  if (all_poisoned_ || poisoned_.count(key) != 0) return std::nullopt;
+  return index;
+}
+
+void SendLedger::poison(int dest, int tag) { poisoned_.insert(stream_key(dest, tag)); }
+
+std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
+  if (poisoned_ || source < 0 || tag < 0) return std::nullopt;  // wildcards and PROC_NULL
+  for (const Pending& p : pending_) {
+    const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
+    const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
+    if (source_matches && tag_matches) return std::nullopt;
+  }
+  const auto it = matched_.find(stream_key(source, tag));
+  return it == matched_.end() ? 0 : it->second;
+}
+
+ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
+  const Ticket t = next_ticket_++;
+  pending_.push_back({t, source, tag});
+  return t;
+}
+
+void ReceiveLedger::erase(Ticket ticket) {
+  const auto it = std::find_if(pending_.begin(), pending_.end(),
+                               [&](const Pending& p) { return p.ticket == ticket; });
+  if (it != pending_.end()) pending_.erase(it);
+}
+
+void ReceiveLedger::matched(Ticket ticket, int source, int tag) {
+  erase(ticket);
+  matched_now(source, tag);
+}
+
+void ReceiveLedger::unmatched(Ticket ticket) { erase(ticket); }
+
+void ReceiveLedger::lost(Ticket ticket) {
+  erase(ticket);
+  poisoned_ = true;
+}
+
+void ReceiveLedger::matched_now(int source, int tag) {
+  if (source < 0 || tag < 0) {  // MPI_PROC_NULL's status: nothing matched
+    return;
+  }
+  matched_[stream_key(source, tag)]++;
+}
+
+}  // namespace strider::transfer::offers

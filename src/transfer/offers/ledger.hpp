@@ -1,0 +1,76 @@
+// The counts the offer protocol rests on (docs/same-node-p2p.md): a stream is the messages of one
+// communicator from one sender to one receiver with one tag, numbered in the order they are sent.
+// The send ledger numbers a process's outgoing messages; the receive ledger counts the messages
+// its receives matched, per stream, and lists its receive operations still pending, so it can
+// tell when a receive is certain to take a given message. Pure logic, one per communicator; the
+// caller serializes access (the protocol is off under MPI_THREAD_MULTIPLE).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace strider::transfer::offers {
+
+// (peer rank, tag) of a stream, as one key.
+std::uint64_t stream_key(int peer, int tag);
+
+class SendLedger {
+ public:
+  // Numbers the next message to `dest` with `tag`. Every message sent on the communicator must
+  // pass here, in the order the MPI sees them. Nothing when the stream is poisoned: the index is
+  // unknown and no offer may be taken on it.
+  std::optional<std::uint64_t> next(int dest, int tag);
+  // Messages on the stream that Strider does not see (persistent sends): never trusted again.
+  void poison(int dest, int tag);
+  // A send may have been cancelled, on any stream.
+  void poison_all() { all_poisoned_ = true; }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> sent_;
+  std::unordered_set<std::uint64_t> poisoned_;
+  bool all_poisoned_ = false;
+};
+
+class ReceiveLedger {
+ public:
+  using Ticket = std::uint64_t;
+
+  // The index of the stream's message that a receive from `source` with `tag` posted now would
+  // match, if that is certain: both named (no wildcard), no other operation that could match the
+  // stream pending, ledger not poisoned. Ask before post()ing that receive.
+  std::optional<std::uint64_t> offer_index(int source, int tag) const;
+
+  // A receive operation (receive, or blocking matching probe) is posted; MPI_ANY_SOURCE and
+  // MPI_ANY_TAG allowed.
+  Ticket post(int source, int tag);
+  // It completed having matched a message of (source, tag).
+  void matched(Ticket ticket, int source, int tag);
+  // It completed without matching (cancelled, or failed before matching).
+  void unmatched(Ticket ticket);
+  // It completed and what it matched is unknown: the counts can no longer be trusted.
+  void lost(Ticket ticket);
+  // A message matched with no posted operation (MPI_Improbe).
+  void matched_now(int source, int tag);
+  // Receives Strider does not see (persistent receives): no offer is ever made again.
+  void poison() { poisoned_ = true; }
+
+  std::size_t pending() const { return pending_.size(); }
+  bool poisoned() const { return poisoned_; }
+
+ private:
+  struct Pending {
+    Ticket ticket;
+    int source, tag;
+  };
+  void erase(Ticket ticket);
+
+  std::unordered_map<std::uint64_t, std::uint64_t> matched_;
+  std::vector<Pending> pending_;
+  Ticket next_ticket_ = 1;
+  bool poisoned_ = false;
+};
+
+}  // namespace strider::transfer::offers

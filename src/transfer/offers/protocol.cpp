@@ -1,0 +1,302 @@
+#include "transfer/offers/protocol.hpp"
+
+#include <string>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "runtime/config.hpp"
+#include "runtime/log.hpp"
+#include "transfer/offers/ledger.hpp"
+#include "transfer/offers/node_board.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire_ipc.hpp"
+#include "transfer/wire_view.hpp"
+
+namespace strider::transfer::offers {
+namespace {
+
+using runtime::LogLevel;
+
+// Offers a process can have open at once (a 3D halo posts 26 receives), and the host landing
+// area per slot in host mode (the GPU path lands in device wires instead).
+constexpr int kSlots = 64;
+constexpr std::int64_t kHostLandingBytes = std::int64_t{64} << 10;
+
+struct Protocol {
+  bool on = false;
+  int world_rank = -1;
+  NodeBoard board;
+  SendLedger sends;
+  ReceiveLedger receives;
+};
+
+Protocol& protocol() {
+  static Protocol* p = new Protocol;  // outlives static destruction at exit
+  return *p;
+}
+
+// Only MPI_COMM_WORLD for now: the processes have no agreed name for any other communicator
+// (docs/same-node-p2p.md, "When offers are not used").
+bool same_comm(MPI_Comm comm) { return comm == MPI_COMM_WORLD; }
+
+// A peer of this node other than this process.
+int peer_node_rank(int world_rank) {
+  Protocol& p = protocol();
+  if (world_rank == p.world_rank) return -1;
+  return p.board.node_rank(world_rank);
+}
+
+runtime::BufferView host_view(std::byte* data) {
+  runtime::BufferView v;
+  v.host = data;
+  return v;
+}
+
+runtime::BufferView device_view(std::byte* data, int device) {
+  runtime::BufferView v;
+  v.info = {runtime::MemoryKind::Device, device, data};
+  v.device = data;
+  v.device_visible = true;
+  return v;
+}
+
+// Packs the object into the landing buffer the claim names; MPI error code.
+int fill_landing(const Object& object, MPI_Comm comm, int node, const Claim& claim) {
+  Protocol& p = protocol();
+  if (claim.terms.landing == Landing::Board) {
+    std::byte* landing = p.board.landing(node, claim.index_in_board);
+    return pack_object(object, landing, host_view(landing), HostPacking::Strider, comm);
+  }
+  WireHandle handle;
+  handle.bytes = claim.terms.handle;
+  std::string why;
+  const int device = engine::cuda::current_device();
+  std::byte* mapped =
+      import_wire(handle, static_cast<std::size_t>(claim.terms.capacity), device, why);
+  if (mapped == nullptr) return report_error(comm, "mapping a peer's landing buffer", why);
+  const int rc =
+      pack_object(object, mapped, device_view(mapped, device), HostPacking::Strider, comm);
+  unpin_wire(mapped);
+  return rc;
+}
+
+// Whether this process can write the landing buffer of `terms` from `object`.
+bool can_fill(const Object& object, const Terms& terms) {
+  if (terms.landing == Landing::Board) return true;
+  return object.gpu && engine::cuda::current_device() >= 0;
+}
+
+}  // namespace
+
+void start() {
+  const auto& cfg = runtime::config();
+  if (!cfg.same_node) return;
+  Protocol& p = protocol();
+  PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
+  const bool host_mode = cfg.host_p2p == runtime::HostPath::Pack;
+  std::string why;
+  // Collective: every process makes the board; those that can use it turn offers on.
+  if (!p.board.create(kSlots, host_mode ? kHostLandingBytes : 0, why)) {
+    runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s", why.c_str());
+    return;
+  }
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  if (provided == MPI_THREAD_MULTIPLE) {
+    runtime::log(LogLevel::Info,
+                 "same-node point-to-point offers off: MPI_THREAD_MULTIPLE (send order undefined)");
+    return;
+  }
+  p.on = host_mode || engine::cuda::device_count() > 0;
+}
+
+void stop() {
+  Protocol& p = protocol();
+  p.on = false;
+  p.board.destroy();
+}
+
+bool active(MPI_Comm comm) { return protocol().on && same_comm(comm); }
+
+std::optional<std::uint64_t> number_send(MPI_Comm comm, int dest, int tag) {
+  if (dest < 0 || !active(comm)) return std::nullopt;
+  const auto index = protocol().sends.next(dest, tag);
+  if (peer_node_rank(dest) < 0) return std::nullopt;
+  return index;
+}
+
+void unsure_send(MPI_Comm comm, int dest, int tag) {
+  if (dest >= 0 && active(comm)) protocol().sends.poison(dest, tag);
+}
+
+bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc) {
+  Protocol& p = protocol();
+  const int node = peer_node_rank(dest);
+  if (node < 0 || object.oversized) return false;
+  Slots slots = p.board.slots(node);
+  const auto claim = slots.take(p.world_rank, tag, index, object.bytes());
+  if (!claim) return false;
+  if (!can_fill(object, claim->terms)) {
+    Slots::reopen(*claim);
+    return false;
+  }
+  rc = fill_landing(object, comm, node, *claim);
+  if (rc == MPI_SUCCESS) {
+    Slots::fill(*claim, object.bytes());
+    counters().offers_taken++;
+  } else {
+    Slots::fail(*claim);
+  }
+  p.board.sync();  // the outcome is visible before the notice is
+  return true;
+}
+
+void persistent_send(MPI_Comm comm, int dest, int tag) { unsure_send(comm, dest, tag); }
+
+void untracked_cancel() {
+  if (protocol().on) protocol().sends.poison_all();
+}
+
+Watch watch(MPI_Comm comm, int source, int tag) {
+  if (source == MPI_PROC_NULL || !active(comm)) return Watch{};
+  return Watch(protocol().receives.post(source, tag));
+}
+
+void observe(Watch& watch, const MPI_Status& status, int error) {
+  if (watch.ticket == 0) return;
+  const std::uint64_t ticket = std::exchange(watch.ticket, 0);
+  ReceiveLedger& ledger = protocol().receives;
+  int cancelled = 0;
+  PMPI_Test_cancelled(&status, &cancelled);
+  int error_class = MPI_SUCCESS;
+  if (error != MPI_SUCCESS) PMPI_Error_class(error, &error_class);
+  if (cancelled) {
+    ledger.unmatched(ticket);
+  } else if ((error_class == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE) &&
+             status.MPI_SOURCE >= 0 && status.MPI_TAG >= 0) {
+    ledger.matched(ticket, status.MPI_SOURCE, status.MPI_TAG);
+  } else {
+    ledger.lost(ticket);  // what it matched is unknown: no more offers
+  }
+}
+
+void matched_probe(MPI_Comm comm, const MPI_Status& status) {
+  if (active(comm)) protocol().receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+}
+
+void persistent_receive(MPI_Comm comm) {
+  if (active(comm)) protocol().receives.poison();
+}
+
+void offer(Incoming& in, int source, int tag) {
+  if (source == MPI_PROC_NULL || !active(in.comm)) return;
+  Protocol& p = protocol();
+  const auto index = peer_node_rank(source) >= 0 && in.capacity > 0
+                         ? p.receives.offer_index(source, tag)
+                         : std::nullopt;
+  in.watch = Watch(p.receives.post(source, tag));
+  if (!index) return;
+  Terms terms;
+  terms.sender = source;
+  terms.tag = tag;
+  terms.index = *index;
+  terms.capacity = in.capacity;
+  terms.unit = in.object.plan->bounds.size;
+  const int me = p.board.my_node_rank();
+  Offer made;
+  if (in.object.gpu) {
+    const int device = in.object.view.info.device >= 0 ? in.object.view.info.device
+                                                       : engine::cuda::current_device();
+    std::string why;
+    WireHandle handle;
+    if (device < 0 ||
+        !acquire_wire(WireMemory::Device, device, static_cast<std::size_t>(in.capacity), made.wire,
+                      why) ||
+        !export_wire(made.wire, handle, why)) {
+      runtime::log(LogLevel::Debug, "no offer for a GPU receive: %s", why.c_str());
+      return;
+    }
+    made.landing = Landing::Device;
+    terms.landing = Landing::Device;
+    terms.handle = handle.bytes;
+  } else {
+    if (in.capacity > p.board.landing_bytes(me)) return;
+    made.landing = Landing::Board;
+    terms.landing = Landing::Board;
+  }
+  made.slot = p.board.slots(me).open(terms);
+  if (made.slot < 0) return;  // every slot in use: this receive goes without
+  if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
+  in.offer = std::move(made);
+  counters().offers_made++;
+}
+
+bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
+  observe(in.watch, status, error);
+  if (in.offer.slot < 0) return false;
+  Protocol& p = protocol();
+  p.board.sync();
+  const Outcome outcome =
+      p.board.slots(p.board.my_node_rank()).settle(std::exchange(in.offer.slot, -1));
+  if (outcome.phase == Phase::Retracted) return false;  // not taken: the bytes came by the MPI
+  if (outcome.phase != Phase::Filled) {
+    rc = report_error(in.comm, "same-node receive", "the sender could not fill the landing buffer");
+    return true;
+  }
+  const std::int64_t unit = in.object.plan->bounds.size;
+  const int full = static_cast<int>(outcome.bytes / unit);
+  rc = MPI_SUCCESS;
+  if (full > 0) {
+    const bool device = in.offer.landing == Landing::Device;
+    std::byte* data = device ? in.offer.wire.data() : in.offer.board;
+    const runtime::BufferView view =
+        device ? device_view(data, in.offer.wire.device) : host_view(data);
+    rc =
+        unpack_object(element_range(in.object, 0, full), data, view, HostPacking::Strider, in.comm);
+  }
+  if (rc == MPI_SUCCESS) rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, outcome.bytes);
+  if (rc == MPI_SUCCESS) counters().offers_used++;
+  return true;
+}
+
+bool may_cancel(Incoming& in) {
+  if (in.offer.slot < 0) return true;
+  Protocol& p = protocol();
+  return p.board.slots(p.board.my_node_rank()).retract(in.offer.slot);
+}
+
+Watch& Watch::operator=(Watch&& other) noexcept {
+  if (this != &other) {
+    if (ticket != 0 && protocol().on) protocol().receives.unmatched(ticket);
+    ticket = std::exchange(other.ticket, 0);
+  }
+  return *this;
+}
+
+Watch::~Watch() {
+  if (ticket != 0 && protocol().on) protocol().receives.unmatched(ticket);
+}
+
+// An offer dropped before its receive completed (the MPI refused the receive): withdrawn.
+void withdraw(Offer& offer) {
+  if (offer.slot >= 0 && protocol().on) {
+    Protocol& p = protocol();
+    p.board.slots(p.board.my_node_rank()).settle(offer.slot);
+  }
+  offer.slot = -1;
+}
+
+Offer& Offer::operator=(Offer&& other) noexcept {
+  if (this != &other) {
+    withdraw(*this);
+    slot = std::exchange(other.slot, -1);
+    landing = other.landing;
+    wire = std::move(other.wire);
+    board = other.board;
+  }
+  return *this;
+}
+
+Offer::~Offer() { withdraw(*this); }
+
+}  // namespace strider::transfer::offers

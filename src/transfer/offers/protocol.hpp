@@ -1,0 +1,58 @@
+// The offer protocol's hooks in the point-to-point calls (docs/same-node-p2p.md). On
+// MPI_COMM_WORLD, between processes of one node, when the board exists and the thread level is
+// below MPI_THREAD_MULTIPLE; everywhere else every hook does nothing and costs one load.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "transfer/offers/receive_state.hpp"
+#include "transfer/wire.hpp"
+
+namespace strider::transfer::offers {
+
+// MPI_Init (collective over MPI_COMM_WORLD) / MPI_Finalize.
+void start();
+void stop();
+bool active(MPI_Comm comm);
+
+// --- sends ---
+// Numbers one message (every send on the communicator, whoever moves it). Nothing when offers
+// cannot be taken for it.
+std::optional<std::uint64_t> number_send(MPI_Comm comm, int dest, int tag);
+// Takes the receiver's offer for message `index` if there is one, and packs the object into its
+// landing buffer. True when the caller must then send a notice (notice_*) instead of the bytes;
+// `rc` is then the fill's error (the notice is still sent: the receiver waits for it).
+bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc);
+inline const void* notice_buffer() { return nullptr; }
+constexpr int kNoticeCount = 0;
+inline MPI_Datatype notice_type() { return MPI_BYTE; }
+// A numbered message may not have been sent (the call failed): the stream is not trusted again.
+void unsure_send(MPI_Comm comm, int dest, int tag);
+// A persistent send (its starts are not seen) / a cancel of a request that may be a send.
+void persistent_send(MPI_Comm comm, int dest, int tag);
+void untracked_cancel();
+
+// --- receives ---
+// Counts a receive operation being posted (ticket 0 where offers are off).
+Watch watch(MPI_Comm comm, int source, int tag);
+// It completed with `status` and `error`.
+void observe(Watch& watch, const MPI_Status& status, int error);
+// A message matched by MPI_Mprobe / MPI_Improbe.
+void matched_probe(MPI_Comm comm, const MPI_Status& status);
+// A persistent receive on the communicator: no offer is made there again.
+void persistent_receive(MPI_Comm comm);
+
+// Counts a receive Strider finishes and, where certain, makes its offer (into `in`). Call after
+// prepare_incoming and before the MPI's receive is posted.
+void offer(Incoming& in, int source, int tag);
+// When the receive completed: if the data came by the offer, unpacks it from the landing buffer,
+// sets the status's count and returns true with `rc`; false for the usual path. Settles the
+// offer either way.
+bool settle(Incoming& in, MPI_Status& status, int error, int& rc);
+// MPI_Cancel on the receive: false when its offer was taken (the receive must complete).
+bool may_cancel(Incoming& in);
+
+}  // namespace strider::transfer::offers

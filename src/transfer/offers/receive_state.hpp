@@ -1,0 +1,39 @@
+// What a receive carries for the offer protocol (docs/same-node-p2p.md): its ticket in the
+// receive ledger (every receive on a communicator with offers is counted, whoever finishes it)
+// and, for a receive Strider finishes, the offer it made. Both close themselves if dropped
+// before the receive completed (a receive the MPI refused to post).
+#pragma once
+
+#include <cstdint>
+#include <utility>
+
+#include "transfer/offers/board.hpp"
+#include "transfer/wire_buffers.hpp"
+
+namespace strider::transfer::offers {
+
+struct Watch {
+  std::uint64_t ticket = 0;  // 0: not counted
+  Watch() = default;
+  explicit Watch(std::uint64_t t) : ticket(t) {}
+  Watch(Watch&& other) noexcept : ticket(std::exchange(other.ticket, 0)) {}
+  Watch& operator=(Watch&& other) noexcept;
+  ~Watch();
+};
+
+struct Offer {
+  int slot = -1;  // -1: no offer
+  Landing landing = Landing::Board;
+  WireBuffer wire;             // the device landing buffer
+  std::byte* board = nullptr;  // the host landing area
+  Offer() = default;
+  Offer(Offer&& other) noexcept
+      : slot(std::exchange(other.slot, -1)),
+        landing(other.landing),
+        wire(std::move(other.wire)),
+        board(other.board) {}
+  Offer& operator=(Offer&& other) noexcept;
+  ~Offer();
+};
+
+}  // namespace strider::transfer::offers
