@@ -1,6 +1,7 @@
 # Sourced by the one-call GPU scripts: root's mpirun allowed, $OUT and $OUT/extras made, the
 # vendored test libraries (.deps, see vendor-deps.sh) found, and gpu_build to configure and build
-# the Open MPI + CUDA tree in $build (sm_90), its logs under $OUT/extras. Sets `start`.
+# the Open MPI + CUDA tree in $build (sm_90), its logs under $OUT/extras, and gpu_tests to run
+# the GPU tests. Sets `start`.
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/extras"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -18,4 +19,13 @@ gpu_build() {
     { tail -20 "$OUT/extras/configure-$1.txt"; return 1; }
   cmake --build "$build" -j "$(nproc)" >"$OUT/extras/build-$1.txt" 2>&1 ||
     { tail -40 "$OUT/extras/build-$1.txt"; return 1; }
+}
+
+# gpu_tests LOG SECONDS: the GPU tests but the soak test (TEST_TIMEOUT s, default SECONDS) into
+# $OUT/ctest-gpu.txt; exit code, time and summary appended to LOG.
+gpu_tests() {
+  timeout "${TEST_TIMEOUT:-$2}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
+    >"$OUT/ctest-gpu.txt" 2>&1
+  echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$1"
+  grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$1"
 }

@@ -11,10 +11,7 @@ log=$OUT/offers.txt
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
 gpu_build all || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
-timeout "${TEST_TIMEOUT:-300}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
-  >"$OUT/ctest-gpu.txt" 2>&1
-echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$log"
-grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$log"
+gpu_tests "$log" 300
 ctest --test-dir $build -R "^gpu_p2p_offers_test_device\$" -V 2>&1 | grep -E "offers made|FAILED|Failure" | head -6 | tee -a "$log"
 lib=$build/src/libstrider.so
 read -ra pingpong_args <<<"${PINGPONG_ARGS:---budget-ms 1500}"

@@ -11,10 +11,7 @@ log=$OUT/same-node.txt
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
 gpu_build all || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
-timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
-  >"$OUT/ctest-gpu.txt" 2>&1
-echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$log"
-grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$log"
+gpu_tests "$log" 240
 # Which path the collective tests took, from Strider's counters.
 for t in gpu_collective_test_device gpu_collective_test_mixed gpu_collective_test_managed; do
   ctest --test-dir $build -R "^$t\$" -V 2>&1 | grep -E "GPU to GPU|FAILED|Failure" | head -6 | sed "s/^/$t: /" | tee -a "$log"

@@ -39,32 +39,28 @@ bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody, co
 // bytes into the attached buffer, so the wire buffer is free after it returns.)
 // Every send is numbered for the same-node offers (transfer/offers/protocol.hpp): one that takes
 // its receiver's offer sends a notice instead of its bytes. A send that fails leaves its stream
-// untrusted (`sent`).
+// untrusted (NumberedSend::sent).
 template <class Next, class Count>
 int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                   MPI_Comm comm) {
   ProgressOrphans progress;
-  const auto index = offers::number_send(comm, dest, tag);
-  const auto sent = [&](int rc) {
-    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, tag);
-    return rc;
-  };
+  const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
   Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
-    return sent(next(buf, count, type, dest, tag, comm));
+    return numbered.sent(next(buf, count, type, dest, tag, comm));
   }
   int rc = MPI_SUCCESS;
-  if (index && offers::take(object, comm, dest, tag, *index, rc)) {
+  if (numbered.index && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
     const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
                             offers::notice_type(), dest, tag, comm);
-    return rc != MPI_SUCCESS ? rc : sent(notice);
+    return rc != MPI_SUCCESS ? rc : numbered.sent(notice);
   }
   Outgoing out;
   rc = pack_outgoing(object, {comm, dest}, out);
-  if (rc != MPI_SUCCESS) return sent(rc);
+  if (rc != MPI_SUCCESS) return numbered.sent(rc);
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm);
   release(out);
-  return sent(rc);
+  return numbered.sent(rc);
 }
 
 // MPI_Isend, Issend. Packed now: the standard lets a send read its buffer at any time until
@@ -73,27 +69,23 @@ template <class Next, class Count>
 int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
                      MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  const auto index = offers::number_send(comm, dest, tag);
-  const auto sent = [&](int rc) {
-    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, tag);
-    return rc;
-  };
+  const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
   Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
-    return sent(next(buf, count, type, dest, tag, comm, request));
+    return numbered.sent(next(buf, count, type, dest, tag, comm, request));
   }
   int rc = MPI_SUCCESS;
-  if (index && offers::take(object, comm, dest, tag, *index, rc)) {
+  if (numbered.index && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
     // Filled already: the notice's request is the MPI's alone.
     const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
                             offers::notice_type(), dest, tag, comm, request);
-    return rc != MPI_SUCCESS ? rc : sent(notice);
+    return rc != MPI_SUCCESS ? rc : numbered.sent(notice);
   }
   Outgoing out;
   rc = pack_outgoing(object, {comm, dest}, out);
-  if (rc != MPI_SUCCESS) return sent(rc);
+  if (rc != MPI_SUCCESS) return numbered.sent(rc);
   rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
-  if (rc != MPI_SUCCESS) return sent(rc);  // `out` releases its wire buffer
+  if (rc != MPI_SUCCESS) return numbered.sent(rc);  // `out` releases its wire buffer
   requests().track(*request, std::make_unique<SendOperation>(std::move(out)));
   return MPI_SUCCESS;
 }
@@ -225,11 +217,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
              int sendtag, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source,
              int recvtag, MPI_Comm comm, MPI_Status* status) {
   ProgressOrphans progress;
-  const auto index = offers::number_send(comm, dest, sendtag);
-  const auto sent = [&](int rc) {
-    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, sendtag);
-    return rc;
-  };
+  const offers::NumberedSend numbered = offers::number_send(comm, dest, sendtag);
   Object send_object, recv_object;
   const bool pack_send = dest != MPI_PROC_NULL &&
                          p2p_object(sendbuf, sendcount, sendtype, false, {comm, dest}, send_object);
@@ -243,7 +231,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
     const int rc = next(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
                         source, recvtag, comm, st.use);
     offers::observe(watch, *st.use, rc);
-    return sent(rc);
+    return numbered.sent(rc);
   }
   Outgoing out;
   Incoming in;
@@ -251,7 +239,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   int rc = MPI_SUCCESS;
   if (pack_recv) {
     if ((rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
-      return sent(rc);
+      return numbered.sent(rc);
     }
     offers::offer(in, source, recvtag);
   } else {
@@ -259,10 +247,11 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   }
   // Last before the call: a taken offer's notice must be sent whatever happens.
   bool notice = false;
-  if (pack_send && index && offers::take(send_object, comm, dest, sendtag, *index, rc)) {
+  if (pack_send && numbered.index &&
+      offers::take(send_object, comm, dest, sendtag, *numbered.index, rc)) {
     notice = true;
   } else if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) {
-    return sent(rc);
+    return numbered.sent(rc);
   }
   const int fill_rc = rc;
   const void* send_data = notice ? offers::notice_buffer() : pack_send ? out.wire.data() : sendbuf;
@@ -274,7 +263,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
             pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
             source, recvtag, comm, st.use);
   release(out);
-  sent(rc);
+  numbered.sent(rc);
   int result = rc;
   if (!pack_recv) {
     offers::observe(watch, *st.use, rc);
@@ -292,11 +281,7 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
                      int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
                      MPI_Status* status) {
   ProgressOrphans progress;
-  const auto index = offers::number_send(comm, dest, sendtag);
-  const auto sent = [&](int rc) {
-    if (rc != MPI_SUCCESS && index) offers::unsure_send(comm, dest, sendtag);
-    return rc;
-  };
+  const offers::NumberedSend numbered = offers::number_send(comm, dest, sendtag);
   Status st(status);
   Object object;
   if ((dest == MPI_PROC_NULL && source == MPI_PROC_NULL) ||
@@ -306,23 +291,23 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
     offers::Watch watch = offers::watch(comm, source, recvtag);
     const int rc = replace(buf, count, type, dest, sendtag, source, recvtag, comm, st.use);
     offers::observe(watch, *st.use, rc);
-    return sent(rc);
+    return numbered.sent(rc);
   }
   Outgoing out;
   Incoming in;
   int rc = MPI_SUCCESS;
   if (dest != MPI_PROC_NULL && (rc = pack_outgoing(object, {comm, dest}, out)) != MPI_SUCCESS) {
-    return sent(rc);
+    return numbered.sent(rc);
   }
   if (source != MPI_PROC_NULL &&
       (rc = prepare_incoming(object, {comm, source}, false, in)) != MPI_SUCCESS) {
-    return sent(rc);
+    return numbered.sent(rc);
   }
   in.watch = offers::watch(comm, source, recvtag);
   rc = exchange(out.wire.data(), Count{out.bytes}, MPI_PACKED, dest, sendtag, in.wire.data(),
                 Count{in.post.count}, in.post.type, source, recvtag, comm, st.use);
   release(out);
-  sent(rc);
+  numbered.sent(rc);
   if (source == MPI_PROC_NULL) return rc;
   const int unpacked = complete_incoming(in, *st.use, rc);
   return rc != MPI_SUCCESS ? rc : unpacked;

@@ -46,18 +46,9 @@ int peer_node_rank(int world_rank) {
   return p.board.node_rank(world_rank);
 }
 
-runtime::BufferView host_view(std::byte* data) {
-  runtime::BufferView v;
-  v.host = data;
-  return v;
-}
-
-runtime::BufferView device_view(std::byte* data, int device) {
-  runtime::BufferView v;
-  v.info = {runtime::MemoryKind::Device, device, data};
-  v.device = data;
-  v.device_visible = true;
-  return v;
+Slots my_slots() {
+  const NodeBoard& board = protocol().board;
+  return board.slots(board.my_node_rank());
 }
 
 // Packs the object into the landing buffer the claim names; MPI error code.
@@ -65,7 +56,8 @@ int fill_landing(const Object& object, MPI_Comm comm, int node, const Claim& cla
   Protocol& p = protocol();
   if (claim.terms.landing == Landing::Board) {
     std::byte* landing = p.board.landing(node, claim.index_in_board);
-    return pack_object(object, landing, host_view(landing), HostPacking::Strider, comm);
+    return pack_object(object, landing, wire_view(WireMemory::Host, landing, -1, Method::Host),
+                       HostPacking::Strider, comm);
   }
   WireHandle handle;
   handle.bytes = claim.terms.handle;
@@ -75,7 +67,8 @@ int fill_landing(const Object& object, MPI_Comm comm, int node, const Claim& cla
       import_wire(handle, static_cast<std::size_t>(claim.terms.capacity), device, why);
   if (mapped == nullptr) return report_error(comm, "mapping a peer's landing buffer", why);
   const int rc =
-      pack_object(object, mapped, device_view(mapped, device), HostPacking::Strider, comm);
+      pack_object(object, mapped, wire_view(WireMemory::Device, mapped, device, Method::Device),
+                  HostPacking::Strider, comm);
   unpin_wire(mapped);
   return rc;
 }
@@ -118,15 +111,17 @@ void stop() {
 
 bool active(MPI_Comm comm) { return protocol().on && same_comm(comm); }
 
-std::optional<std::uint64_t> number_send(MPI_Comm comm, int dest, int tag) {
-  if (dest < 0 || !active(comm)) return std::nullopt;
+NumberedSend number_send(MPI_Comm comm, int dest, int tag) {
+  NumberedSend n{comm, dest, tag, std::nullopt};
+  if (dest < 0 || !active(comm)) return n;
   const auto index = protocol().sends.next(dest, tag);
-  if (peer_node_rank(dest) < 0) return std::nullopt;
-  return index;
+  if (peer_node_rank(dest) >= 0) n.index = index;
+  return n;
 }
 
-void unsure_send(MPI_Comm comm, int dest, int tag) {
-  if (dest >= 0 && active(comm)) protocol().sends.poison(dest, tag);
+int NumberedSend::sent(int rc) const {
+  if (rc != MPI_SUCCESS && index) protocol().sends.poison(dest, tag);
+  return rc;
 }
 
 bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc) {
@@ -151,7 +146,9 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
   return true;
 }
 
-void persistent_send(MPI_Comm comm, int dest, int tag) { unsure_send(comm, dest, tag); }
+void persistent_send(MPI_Comm comm, int dest, int tag) {
+  if (dest >= 0 && active(comm)) protocol().sends.poison(dest, tag);
+}
 
 void untracked_cancel() {
   if (protocol().on) protocol().sends.poison_all();
@@ -236,8 +233,7 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   if (in.offer.slot < 0) return false;
   Protocol& p = protocol();
   p.board.sync();
-  const Outcome outcome =
-      p.board.slots(p.board.my_node_rank()).settle(std::exchange(in.offer.slot, -1));
+  const Outcome outcome = my_slots().settle(std::exchange(in.offer.slot, -1));
   if (outcome.phase == Phase::Retracted) return false;  // not taken: the bytes came by the MPI
   if (outcome.phase != Phase::Filled) {
     rc = report_error(in.comm, "same-node receive", "the sender could not fill the landing buffer");
@@ -249,8 +245,8 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   if (full > 0) {
     const bool device = in.offer.landing == Landing::Device;
     std::byte* data = device ? in.offer.wire.data() : in.offer.board;
-    const runtime::BufferView view =
-        device ? device_view(data, in.offer.wire.device) : host_view(data);
+    const runtime::BufferView view = device ? wire_view(in.offer.wire, Method::Device)
+                                            : wire_view(WireMemory::Host, data, -1, Method::Host);
     rc =
         unpack_object(element_range(in.object, 0, full), data, view, HostPacking::Strider, in.comm);
   }
@@ -261,28 +257,28 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
 
 bool may_cancel(Incoming& in) {
   if (in.offer.slot < 0) return true;
-  Protocol& p = protocol();
-  return p.board.slots(p.board.my_node_rank()).retract(in.offer.slot);
+  return my_slots().retract(in.offer.slot);
+}
+
+// A watch dropped before its receive completed (the MPI refused the receive): matched nothing.
+void drop(Watch& watch) {
+  if (watch.ticket != 0 && protocol().on) protocol().receives.unmatched(watch.ticket);
+  watch.ticket = 0;
 }
 
 Watch& Watch::operator=(Watch&& other) noexcept {
   if (this != &other) {
-    if (ticket != 0 && protocol().on) protocol().receives.unmatched(ticket);
+    drop(*this);
     ticket = std::exchange(other.ticket, 0);
   }
   return *this;
 }
 
-Watch::~Watch() {
-  if (ticket != 0 && protocol().on) protocol().receives.unmatched(ticket);
-}
+Watch::~Watch() { drop(*this); }
 
 // An offer dropped before its receive completed (the MPI refused the receive): withdrawn.
 void withdraw(Offer& offer) {
-  if (offer.slot >= 0 && protocol().on) {
-    Protocol& p = protocol();
-    p.board.slots(p.board.my_node_rank()).settle(offer.slot);
-  }
+  if (offer.slot >= 0 && protocol().on) my_slots().settle(offer.slot);
   offer.slot = -1;
 }
 

@@ -19,9 +19,17 @@ void stop();
 bool active(MPI_Comm comm);
 
 // --- sends ---
-// Numbers one message (every send on the communicator, whoever moves it). Nothing when offers
-// cannot be taken for it.
-std::optional<std::uint64_t> number_send(MPI_Comm comm, int dest, int tag);
+// One message as numbered: `index` is nothing when offers cannot be taken for it.
+struct NumberedSend {
+  MPI_Comm comm;
+  int dest, tag;
+  std::optional<std::uint64_t> index;
+  // Passes the send's result on; a failed send may or may not have left, so its stream is not
+  // trusted again.
+  int sent(int rc) const;
+};
+// Numbers one message (every send on the communicator, whoever moves it).
+NumberedSend number_send(MPI_Comm comm, int dest, int tag);
 // Takes the receiver's offer for message `index` if there is one, and packs the object into its
 // landing buffer. True when the caller must then send a notice (notice_*) instead of the bytes;
 // `rc` is then the fill's error (the notice is still sent: the receiver waits for it).
@@ -29,8 +37,6 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
 inline const void* notice_buffer() { return nullptr; }
 constexpr int kNoticeCount = 0;
 inline MPI_Datatype notice_type() { return MPI_BYTE; }
-// A numbered message may not have been sent (the call failed): the stream is not trusted again.
-void unsure_send(MPI_Comm comm, int dest, int tag);
 // A persistent send (its starts are not seen) / a cancel of a request that may be a send.
 void persistent_send(MPI_Comm comm, int dest, int tag);
 void untracked_cancel();
