@@ -58,7 +58,7 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
   Outgoing out;
   rc = pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);
-  rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm);
+  rc = next(out.wire.data(), Count{out.shape.count}, out.shape.type, dest, tag, comm);
   release(out);
   return numbered.sent(rc);
 }
@@ -84,7 +84,7 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
   Outgoing out;
   rc = pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);
-  rc = next(out.wire.data(), out.bytes, MPI_PACKED, dest, tag, comm, request);
+  rc = next(out.wire.data(), Count{out.shape.count}, out.shape.type, dest, tag, comm, request);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);  // `out` releases its wire buffer
   requests().track(*request, std::make_unique<SendOperation>(std::move(out)));
   return MPI_SUCCESS;
@@ -256,9 +256,11 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   const int fill_rc = rc;
   const void* send_data = notice ? offers::notice_buffer() : pack_send ? out.wire.data() : sendbuf;
   const Count send_count = notice      ? Count{offers::kNoticeCount}
-                           : pack_send ? Count{out.bytes}
+                           : pack_send ? Count{out.shape.count}
                                        : sendcount;
-  const MPI_Datatype send_type = notice ? offers::notice_type() : pack_send ? MPI_PACKED : sendtype;
+  const MPI_Datatype send_type = notice      ? offers::notice_type()
+                                 : pack_send ? out.shape.type
+                                             : sendtype;
   rc = next(send_data, send_count, send_type, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
             pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
             source, recvtag, comm, st.use);
@@ -304,8 +306,8 @@ int sendrecv_replace(Replace replace, Exchange exchange, void* buf, Count count,
     return numbered.sent(rc);
   }
   in.watch = offers::watch(comm, source, recvtag);
-  rc = exchange(out.wire.data(), Count{out.bytes}, MPI_PACKED, dest, sendtag, in.wire.data(),
-                Count{in.post.count}, in.post.type, source, recvtag, comm, st.use);
+  rc = exchange(out.wire.data(), Count{out.shape.count}, out.shape.type, dest, sendtag,
+                in.wire.data(), Count{in.post.count}, in.post.type, source, recvtag, comm, st.use);
   release(out);
   numbered.sent(rc);
   if (source == MPI_PROC_NULL) return rc;

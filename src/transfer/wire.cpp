@@ -113,18 +113,39 @@ int unpack_partial(const Incoming& in, int full, int rest) {
   return unpack_object(last, packed.data(), view, HostPacking::Strider, in.comm);
 }
 
-// A bounded wire receive that filled its type: its last byte lies past the one-byte hole.
-int close_hole(const Incoming& in) {
-  std::byte* last = in.wire.data() + in.post.posted - 1;
-  if (in.wire.memory != WireMemory::Device) {
-    last[0] = last[1];
+// A bounded wire shape's last byte lies past its one-byte hole (wire_shape.hpp): copies the byte
+// at `from` to `to`, next to it.
+int move_hole_byte(const WireBuffer& wire, std::byte* from, std::byte* to, MPI_Comm comm) {
+  if (wire.memory != WireMemory::Device) {
+    *to = *from;
     return MPI_SUCCESS;
   }
   std::string error;
-  if (!engine::cuda::copy(last, last + 1, 1, error)) {
-    return report_error(in.comm, "closing a wire receive's hole", error);
+  if (!engine::cuda::copy(to, from, 1, error)) {
+    return report_error(comm, "moving a wire buffer's last byte over its hole", error);
   }
   return MPI_SUCCESS;
+}
+
+// A bounded wire receive that filled its type: its last byte comes back before the hole.
+int close_hole(const Incoming& in) {
+  std::byte* last = in.wire.data() + in.post.posted - 1;
+  return move_hole_byte(in.wire, last + 1, last, in.comm);
+}
+
+// A bounded wire send: its last byte goes past the hole.
+int open_hole(const Outgoing& out, MPI_Comm comm) {
+  std::byte* last = out.wire.data() + out.shape.posted - 1;
+  return move_hole_byte(out.wire, last, last + 1, comm);
+}
+
+// Whether `peer` is the calling process itself (messages to self, wire_shape.hpp).
+bool to_self(const Peer& peer) {
+  int inter = 0, rank = MPI_PROC_NULL;
+  if (peer.rank < 0 || PMPI_Comm_test_inter(peer.comm, &inter) != MPI_SUCCESS || inter) {
+    return false;
+  }
+  return PMPI_Comm_rank(peer.comm, &rank) == MPI_SUCCESS && rank == peer.rank;
 }
 
 }  // namespace
@@ -162,18 +183,22 @@ int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
     return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
   }
   out.method = method_for(object, false, peer);
-  out.bytes = static_cast<int>(object.bytes());
-  int rc = MPI_SUCCESS;
-  if (!acquire_for(object, out.method, out.bytes, out.wire, comm, rc)) return rc;
+  int rc = make_wire_send(static_cast<int>(object.bytes()), to_self(peer), out.shape);
+  if (rc != MPI_SUCCESS) return rc;
+  if (!acquire_for(object, out.method, out.shape.footprint, out.wire, comm, rc)) return rc;
   rc = pack_object(object, out.wire.data(), wire_view(out.wire, out.method), HostPacking::Strider,
                    comm);
-  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer
+  if (rc == MPI_SUCCESS && out.shape.hole) rc = open_hole(out, comm);
+  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer and type
   count_method(out.method);
   counters().sends_packed++;
   return MPI_SUCCESS;
 }
 
-void release(Outgoing& out) { transfer::release_wire(out.wire); }
+void release(Outgoing& out) {
+  transfer::release_wire(out.wire);
+  free_wire_shape(out.shape);
+}
 
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in) {
   const MPI_Comm comm = peer.comm;
@@ -247,7 +272,7 @@ int complete_incoming(Incoming& in, MPI_Status& status, int error) {
 void release(Incoming& in) {
   in.offer = offers::Offer{};
   transfer::release_wire(in.wire);
-  free_wire_receive(in.post);
+  free_wire_shape(in.post);
   in.held_type.free();
 }
 

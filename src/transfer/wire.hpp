@@ -1,6 +1,7 @@
 // Point-to-point on buffers Strider packs: the message on the wire is always the object's packed
-// bytes as MPI_PACKED, whichever method moved them, so each side chooses on its own and a side
-// the MPI serves directly (a host buffer) still matches.
+// bytes (as MPI_PACKED, or bounded for a message to self: wire_shape.hpp), whichever method
+// moved them, so each side chooses on its own and a side the MPI serves directly (a host
+// buffer) still matches.
 #pragma once
 
 #include <mpi.h>
@@ -11,7 +12,7 @@
 #include "transfer/object.hpp"
 #include "transfer/offers/receive_state.hpp"
 #include "transfer/wire_buffers.hpp"
-#include "transfer/wire_receive.hpp"
+#include "transfer/wire_shape.hpp"
 
 namespace strider::transfer {
 
@@ -32,10 +33,10 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
 void set_p2p_host(bool pack);
 
 // A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
-// release()).
+// release()): `shape.count` of `shape.type` at `wire.data()` for the MPI.
 struct Outgoing {
   transfer::WireBuffer wire;
-  int bytes = 0;
+  WireShape shape;  // bounded for a message to self (wire_shape.hpp)
   transfer::Method method = transfer::Method::Host;
 };
 // Packs the object by the method chosen for it; errors are reported and returned.
@@ -71,7 +72,7 @@ struct Incoming {
   Object object;
   transfer::WireBuffer wire;
   int capacity = 0;  // bytes the application's receive holds
-  WireReceive post;  // what the MPI is given: bounded to the capacity (wire_receive.hpp)
+  WireShape post;    // what the MPI is given: bounded to the capacity (wire_shape.hpp)
   transfer::Method method = transfer::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
   HeldType held_type;     // a dup keeping the MPI's type alive, if needed
@@ -88,7 +89,7 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
 // arrived, which may be fewer than posted, even a partial element, unless the receive failed or
 // was cancelled. A truncated message unpacks nothing (MPIs differ in what they deliver then).
 // A message past the capacity that only Strider sees (a receive under 2 bytes,
-// wire_receive.hpp) gets its status's count set to the capacity and MPI_ERR_TRUNCATE reported
+// wire_shape.hpp) gets its status's count set to the capacity and MPI_ERR_TRUNCATE reported
 // through the communicator's error handler.
 // Returns Strider's own error, not the MPI's. Releases everything either way.
 int complete_incoming(Incoming& in, MPI_Status& status, int error);

@@ -261,7 +261,7 @@ class Truncation : public ::testing::Test {
 
 TEST_F(Truncation, NothingWrittenPastThePostedReceive) {
   const int rank = world_rank();
-  // 2 bytes: just past a 1-byte receive, which Strider posts for 2 (wire_receive.hpp).
+  // 2 bytes: just past a 1-byte receive, which Strider posts for 2 (wire_shape.hpp).
   const std::size_t sizes[] = {2, 64, 4096, 400000, std::size_t{8} << 20};
   if (rank == kReceiver) {
     std::printf("truncation test: receives %s; %s\n",

@@ -1,4 +1,4 @@
-#include "transfer/wire_receive.hpp"
+#include "transfer/wire_shape.hpp"
 
 #include <algorithm>
 #include <string_view>
@@ -17,14 +17,14 @@ bool mpich() {
 
 }  // namespace
 
-bool wire_receives_bounded() {
+bool wire_shapes_bounded() {
   static const bool bounded = runtime::forced(runtime::config().wire_bound).value_or(!mpich());
   return bounded;
 }
 
-WireReceive& WireReceive::operator=(WireReceive&& other) noexcept {
+WireShape& WireShape::operator=(WireShape&& other) noexcept {
   if (this == &other) return *this;
-  free_wire_receive(*this);
+  free_wire_shape(*this);
   type = std::exchange(other.type, MPI_PACKED);
   count = other.count;
   posted = other.posted;
@@ -33,20 +33,18 @@ WireReceive& WireReceive::operator=(WireReceive&& other) noexcept {
   return *this;
 }
 
-WireReceive::~WireReceive() { free_wire_receive(*this); }
+WireShape::~WireShape() { free_wire_shape(*this); }
 
-int make_wire_receive(int capacity, WireReceive& out) {
-  out = WireReceive{};
-  if (!wire_receives_bounded()) {
-    out.count = out.posted = out.footprint = capacity;
-    return MPI_SUCCESS;
-  }
-  out.posted = std::max(capacity, 2);
-  out.footprint = out.posted + 1;
+namespace {
+
+// `bytes` (at least 2) as one element of a type with a one-byte hole before its last byte.
+int make_holed(int bytes, WireShape& out) {
+  out.posted = bytes;
+  out.footprint = bytes + 1;
   out.hole = true;
   out.count = 1;
-  const int lengths[2] = {out.posted - 1, 1};
-  const MPI_Aint displacements[2] = {0, out.posted};
+  const int lengths[2] = {bytes - 1, 1};
+  const MPI_Aint displacements[2] = {0, bytes};
   int rc = PMPI_Type_create_hindexed(2, lengths, displacements, MPI_BYTE, &out.type);
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Type_commit(&out.type);
@@ -54,7 +52,26 @@ int make_wire_receive(int capacity, WireReceive& out) {
   return rc;
 }
 
-void free_wire_receive(WireReceive& r) {
+int make_plain(int bytes, WireShape& out) {
+  out.count = out.posted = out.footprint = bytes;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int make_wire_receive(int capacity, WireShape& out) {
+  out = WireShape{};
+  if (!wire_shapes_bounded()) return make_plain(capacity, out);
+  return make_holed(std::max(capacity, 2), out);
+}
+
+int make_wire_send(int bytes, bool to_self, WireShape& out) {
+  out = WireShape{};
+  if (!to_self || bytes < 2 || !wire_shapes_bounded()) return make_plain(bytes, out);
+  return make_holed(bytes, out);
+}
+
+void free_wire_shape(WireShape& r) {
   if (r.type != MPI_PACKED && r.type != MPI_DATATYPE_NULL) PMPI_Type_free(&r.type);
   r.type = MPI_PACKED;
 }
