@@ -98,10 +98,16 @@ std::vector<unsigned char> sentinel_bytes(int capacity) {
 
 class Round {
  public:
-  Round(std::uint64_t seed, int round) : seed_(seed * 7777u + round), rng_(seed_ + world_rank()) {}
+  // On `comm`, whose ranks may differ from the world's.
+  Round(std::uint64_t seed, int round, MPI_Comm comm)
+      : seed_(seed * 7777u + round),
+        comm_(comm),
+        rank_(rank_in(comm)),
+        size_(size_of(comm)),
+        rng_(seed_ + rank_) {}
 
   void run(bool preposted) {
-    const int me = world_rank(), n = world_size();
+    const int me = rank_, n = size_;
     // The plan, the same on every rank: how many messages on each stream.
     std::mt19937_64 plan(seed_);
     for (int s = 0; s < n; ++s) {
@@ -115,7 +121,7 @@ class Round {
     }
     if (preposted) {
       post_specific(false);
-      MPI_Barrier(MPI_COMM_WORLD);  // the receives (and their offers) exist before any send
+      MPI_Barrier(comm_);  // the receives (and their offers) exist before any send
       send_all();
     } else {
       send_all();
@@ -128,12 +134,12 @@ class Round {
     check_streams(me);
     // Every rank's receives are done before anyone sends the next round's messages, which a
     // wildcard receive of this round would otherwise take.
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(comm_);
   }
 
  private:
   void send_all() {
-    const int me = world_rank(), n = world_size();
+    const int me = rank_, n = size_;
     std::vector<std::array<int, 3>> order;  // (dest, tag, index), random across streams
     for (int d = 0; d < n; ++d) {
       for (int t = 0; t < kTags; ++t) {
@@ -155,7 +161,7 @@ class Round {
       MPI_Request req;
       const bool sync = rng_() % 3 == 0;
       const int rc = (sync ? MPI_Issend : MPI_Isend)(send_buffers_.back().origin(), len,
-                                                     element_type(), d, t, MPI_COMM_WORLD, &req);
+                                                     element_type(), d, t, comm_, &req);
       ASSERT_EQ(rc, MPI_SUCCESS);
       sends_.push_back(req);
     }
@@ -164,7 +170,7 @@ class Round {
   // Specific receives for part of each stream, in a random order across streams; some
   // truncated, some cancelled (and then received again later), some blocking.
   void post_specific(bool blocking_allowed) {
-    const int me = world_rank(), n = world_size();
+    const int me = rank_, n = size_;
     std::vector<std::pair<int, int>> order;
     for (int s = 0; s < n; ++s) {
       for (int t = 0; t < kTags; ++t) {
@@ -207,13 +213,12 @@ class Round {
     r.managed = managed;
     r.blocking = blocking;
     if (blocking) {
-      r.rc = MPI_Recv(r.buffer.origin(), capacity, element_type(), source, tag, MPI_COMM_WORLD,
-                      &r.status);
+      r.rc = MPI_Recv(r.buffer.origin(), capacity, element_type(), source, tag, comm_, &r.status);
       r.done = true;
     } else {
-      ASSERT_EQ(MPI_Irecv(r.buffer.origin(), capacity, element_type(), source, tag, MPI_COMM_WORLD,
-                          &r.request),
-                MPI_SUCCESS);
+      ASSERT_EQ(
+          MPI_Irecv(r.buffer.origin(), capacity, element_type(), source, tag, comm_, &r.request),
+          MPI_SUCCESS);
     }
   }
 
@@ -235,7 +240,7 @@ class Round {
 
   // The rest by wildcards: Probe + Recv, Mprobe + Mrecv, or a receive from anyone.
   void receive_rest() {
-    const int me = world_rank(), n = world_size();
+    const int me = rank_, n = size_;
     int expected = 0;
     for (int s = 0; s < n; ++s) {
       for (int t = 0; t < kTags; ++t) expected += counts_[{s, me, t}];
@@ -251,17 +256,16 @@ class Round {
                     MPI_ANY_SOURCE, MPI_ANY_TAG});
         Receive& r = receives_.back();
         r.order = order_++;
-        r.rc = MPI_Recv(r.buffer.origin(), kMax, element_type(), MPI_ANY_SOURCE, MPI_ANY_TAG,
-                        MPI_COMM_WORLD, &r.status);
+        r.rc = MPI_Recv(r.buffer.origin(), kMax, element_type(), MPI_ANY_SOURCE, MPI_ANY_TAG, comm_,
+                        &r.status);
         r.done = true;
       } else {
         MPI_Status probe{};
         MPI_Message message = MPI_MESSAGE_NULL;
         if (kind == 1) {
-          ASSERT_EQ(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &probe), MPI_SUCCESS);
+          ASSERT_EQ(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &probe), MPI_SUCCESS);
         } else {
-          ASSERT_EQ(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &message, &probe),
-                    MPI_SUCCESS);
+          ASSERT_EQ(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &message, &probe), MPI_SUCCESS);
         }
         int count = 0;
         MPI_Get_count(&probe, element_type(), &count);
@@ -272,7 +276,7 @@ class Round {
         Receive& r = receives_.back();
         r.order = order_++;
         r.rc = kind == 1 ? MPI_Recv(r.buffer.origin(), count, element_type(), probe.MPI_SOURCE,
-                                    probe.MPI_TAG, MPI_COMM_WORLD, &r.status)
+                                    probe.MPI_TAG, comm_, &r.status)
                          : MPI_Mrecv(r.buffer.origin(), count, element_type(), &message, &r.status);
         r.done = true;
         int got_count = 0;
@@ -333,7 +337,7 @@ class Round {
       }
       seen[{s, t}].push_back({r.order, index});
     }
-    const int n = world_size();
+    const int n = size_;
     for (int s = 0; s < n; ++s) {
       for (int t = 0; t < kTags; ++t) {
         auto& v = seen[{s, t}];
@@ -348,7 +352,20 @@ class Round {
     }
   }
 
+  static int rank_in(MPI_Comm c) {
+    int r = -1;
+    MPI_Comm_rank(c, &r);
+    return r;
+  }
+  static int size_of(MPI_Comm c) {
+    int n = 0;
+    MPI_Comm_size(c, &n);
+    return n;
+  }
+
   std::uint64_t seed_;
+  MPI_Comm comm_;
+  int rank_, size_;
   std::mt19937_64 rng_;
   std::map<std::tuple<int, int, int>, int> counts_;  // (source, dest, tag) -> messages
   std::vector<PlacedBuffer> send_buffers_;
@@ -357,33 +374,53 @@ class Round {
   long order_ = 0;
 };
 
+std::uint64_t offers_used() { return strider_loaded() ? stats().offers_used : 0; }
+
 TEST(P2POffers, RandomSchedulesKeepMpiMatching) {
   const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 1));
   const int rounds = static_cast<int>(env_long("STRIDER_TEST_ROUNDS", 40));
   const strider_stats before = strider_loaded() ? stats() : strider_stats{};
+  // Rounds on MPI_COMM_WORLD, on a split with the ranks reversed (kept), and on a duplicate of
+  // it made and freed each round (its handle may come back for the next one): each has its
+  // own streams and its own name on the board (transfer/offers/comm_ledgers.hpp).
+  constexpr int kKinds = 3;
+  const char* const kind_names[kKinds] = {"MPI_COMM_WORLD", "a reversed split", "a fresh dup"};
+  long used_by_kind[kKinds] = {};
+  MPI_Comm reversed = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_split(MPI_COMM_WORLD, 0, world_size() - world_rank(), &reversed), MPI_SUCCESS);
   for (int round = 0; round < rounds; ++round) {
     SCOPED_TRACE(round);
-    Round(seed, round).run(round % 2 == 0);
+    const int kind = round % kKinds;
+    MPI_Comm comm = kind == 0 ? MPI_COMM_WORLD : reversed;
+    if (kind == 2) ASSERT_EQ(MPI_Comm_dup(reversed, &comm), MPI_SUCCESS);
+    const std::uint64_t used_before = offers_used();
+    Round(seed, round, comm).run(round % 2 == 0);
+    used_by_kind[kind] += static_cast<long>(offers_used() - used_before);
+    if (kind == 2) MPI_Comm_free(&comm);
     if (HasFatalFailure()) return;
   }
+  MPI_Comm_free(&reversed);
   set_p2p_host(false);
   if (!strider_loaded()) return;
   const strider_stats after = stats();
-  std::printf("rank %d: offers made %llu, taken %llu, used %llu\n", world_rank(),
-              static_cast<unsigned long long>(after.offers_made - before.offers_made),
+  std::printf("rank %d: offers made %llu, taken %llu, used %llu (%ld, %ld, %ld by communicator)\n",
+              world_rank(), static_cast<unsigned long long>(after.offers_made - before.offers_made),
               static_cast<unsigned long long>(after.offers_taken - before.offers_taken),
-              static_cast<unsigned long long>(after.offers_used - before.offers_used));
+              static_cast<unsigned long long>(after.offers_used - before.offers_used),
+              used_by_kind[0], used_by_kind[1], used_by_kind[2]);
   // With receives posted before every send in half the rounds, offers are certain to be made
-  // and used on a node of two or more processes (unless turned off).
+  // and used on a node of two or more processes (unless turned off), on every communicator.
   const char* same_node = std::getenv("STRIDER_SAME_NODE");
   const bool on = same_node == nullptr || std::string(same_node) != "0";
-  long used = static_cast<long>(after.offers_used - before.offers_used), total = 0;
-  MPI_Allreduce(&used, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
-  // (STRIDER_TEST_EXPECT_OFFERS=0 where no two ranks hold managed buffers: GPU "mixed".)
-  if (on && world_size() > 1 && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0) {
-    EXPECT_GT(total, 0) << "no receive was served by an offer";
-  } else if (!on) {
-    EXPECT_EQ(total, 0);
+  long total[kKinds] = {};
+  MPI_Allreduce(used_by_kind, total, kKinds, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  for (int kind = 0; kind < kKinds && rounds >= 2 * kKinds; ++kind) {
+    // (STRIDER_TEST_EXPECT_OFFERS=0 where no two ranks hold managed buffers: GPU "mixed".)
+    if (on && world_size() > 1 && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0) {
+      EXPECT_GT(total[kind], 0) << "no receive on " << kind_names[kind] << " used an offer";
+    } else if (!on) {
+      EXPECT_EQ(total[kind], 0) << kind_names[kind];
+    }
   }
 }
 

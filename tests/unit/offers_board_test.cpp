@@ -12,11 +12,15 @@
 namespace strider::transfer::offers {
 namespace {
 
+constexpr std::uint64_t kComm = 3;
+
+MessageId message(int sender, int tag, std::uint64_t index, std::uint64_t comm = kComm) {
+  return MessageId{comm, sender, tag, index};
+}
+
 Terms terms(int sender, int tag, std::uint64_t index, std::int64_t capacity) {
   Terms t;
-  t.sender = sender;
-  t.tag = tag;
-  t.index = index;
+  t.message = message(sender, tag, index);
   t.capacity = capacity;
   t.unit = 4;
   return t;
@@ -27,14 +31,15 @@ TEST(OffersBoard, TakeFillSettle) {
   Slots slots(memory.data(), 4);
   const int s = slots.open(terms(1, 7, 3, 64));
   ASSERT_GE(s, 0);
-  EXPECT_FALSE(slots.take(2, 7, 3, 16).has_value());  // another sender
-  EXPECT_FALSE(slots.take(1, 7, 2, 16).has_value());  // another message
-  EXPECT_FALSE(slots.take(1, 7, 3, 68).has_value());  // over the capacity
-  EXPECT_FALSE(slots.take(1, 7, 3, 6).has_value());   // not whole elements
-  const auto claim = slots.take(1, 7, 3, 16);
+  EXPECT_FALSE(slots.take(message(2, 7, 3), 16).has_value());             // another sender
+  EXPECT_FALSE(slots.take(message(1, 7, 3, kComm + 1), 16).has_value());  // another communicator
+  EXPECT_FALSE(slots.take(message(1, 7, 2), 16).has_value());             // another message
+  EXPECT_FALSE(slots.take(message(1, 7, 3), 68).has_value());             // over the capacity
+  EXPECT_FALSE(slots.take(message(1, 7, 3), 6).has_value());              // not whole elements
+  const auto claim = slots.take(message(1, 7, 3), 16);
   ASSERT_TRUE(claim.has_value());
   EXPECT_FALSE(slots.retract(s));
-  EXPECT_FALSE(slots.take(1, 7, 3, 16).has_value());  // taken once only
+  EXPECT_FALSE(slots.take(message(1, 7, 3), 16).has_value());  // taken once only
   Slots::fill(*claim, 16);
   const Outcome o = slots.settle(s);
   EXPECT_EQ(o.phase, Phase::Filled);
@@ -47,10 +52,10 @@ TEST(OffersBoard, RetractedIsNeverTakenAndReopenGivesBack) {
   Slots slots(memory.data(), 2);
   const int s = slots.open(terms(0, 1, 0, 8));
   EXPECT_TRUE(slots.retract(s));
-  EXPECT_FALSE(slots.take(0, 1, 0, 8).has_value());
+  EXPECT_FALSE(slots.take(message(0, 1, 0), 8).has_value());
   EXPECT_EQ(slots.settle(s).phase, Phase::Retracted);
   const int u = slots.open(terms(0, 1, 1, 8));
-  auto claim = slots.take(0, 1, 1, 8);
+  auto claim = slots.take(message(0, 1, 1), 8);
   ASSERT_TRUE(claim.has_value());
   Slots::reopen(*claim);
   EXPECT_TRUE(slots.retract(u));
@@ -78,7 +83,7 @@ TEST(OffersBoard, TakeAndRetractRaceHasOneWinner) {
     std::thread sender([&] {
       while (!go.load()) {
       }
-      if (auto c = slots.take(5, 9, round, 32)) {
+      if (auto c = slots.take(message(5, 9, round), 32)) {
         taken = true;
         Slots::fill(*c, 32);
       }

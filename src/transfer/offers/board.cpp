@@ -45,13 +45,13 @@ Outcome Slots::settle(int slot) {
   return out;
 }
 
-std::optional<Claim> Slots::take(int sender, int tag, std::uint64_t index, std::int64_t bytes) {
+std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes) {
   for (int i = 0; i < count_; ++i) {
     Slot& s = slots_[i];
     std::uint64_t w = state(s).load(std::memory_order_acquire);
     if (phase_of(w) != Phase::Open) continue;
     const Terms terms = s.terms;  // checked by the CAS below: it fails if the slot changed
-    if (terms.sender != sender || terms.tag != tag || terms.index != index) continue;
+    if (!(terms.message == message)) continue;
     if (bytes > terms.capacity || terms.unit <= 0 || bytes % terms.unit != 0) return std::nullopt;
     if (!state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Taken),
                                           std::memory_order_acq_rel)) {

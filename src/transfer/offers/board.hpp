@@ -23,10 +23,18 @@ namespace strider::transfer::offers {
 // board itself (host memory: the host mode that lets CI run the protocol).
 enum class Landing : std::int32_t { Device = 1, Board = 2 };
 
-struct Terms {
-  std::int32_t sender = -1;  // world rank
+// The message an offer is for: its stream (the communicator's agreed name, comm_ledgers.hpp;
+// the sender's world rank; the tag) and its index in the stream.
+struct MessageId {
+  std::uint64_t comm = 0;
+  std::int32_t sender = -1;
   std::int32_t tag = -1;
-  std::uint64_t index = 0;    // the stream's message the receive will match
+  std::uint64_t index = 0;
+  bool operator==(const MessageId&) const = default;
+};
+
+struct Terms {
+  MessageId message;          // the one the receive will match
   std::int64_t capacity = 0;  // bytes the receive holds
   std::int64_t unit = 1;      // the receive's element size: a filled count is a multiple of it
   Landing landing = Landing::Board;
@@ -79,9 +87,9 @@ class Slots {
   // and the slot is emptied.
   Outcome settle(int slot);
 
-  // Sender: takes the open offer for (sender, tag, index) if there is one whose capacity and
-  // unit admit `bytes`.
-  std::optional<Claim> take(int sender, int tag, std::uint64_t index, std::int64_t bytes);
+  // Sender: takes the open offer for `message` if there is one whose capacity and unit admit
+  // `bytes`.
+  std::optional<Claim> take(const MessageId& message, std::int64_t bytes);
   // Sender: the bytes are in the landing buffer / could not be written.
   static void fill(const Claim& claim, std::int64_t bytes);
   static void fail(const Claim& claim);

@@ -5,7 +5,7 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
-#include "transfer/offers/ledger.hpp"
+#include "transfer/offers/comm_ledgers.hpp"
 #include "transfer/offers/node_board.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
@@ -23,11 +23,10 @@ constexpr int kSlots = 64;
 constexpr std::int64_t kHostLandingBytes = std::int64_t{64} << 10;
 
 struct Protocol {
-  bool on = false;
+  bool naming = false;  // the same on every process: communicators get names (a collective)
+  bool on = false;      // this process makes and takes offers
   int world_rank = -1;
   NodeBoard board;
-  SendLedger sends;
-  ReceiveLedger receives;
 };
 
 Protocol& protocol() {
@@ -35,11 +34,12 @@ Protocol& protocol() {
   return *p;
 }
 
-// Only MPI_COMM_WORLD for now: the processes have no agreed name for any other communicator
-// (docs/same-node-p2p.md, "When offers are not used").
-bool same_comm(MPI_Comm comm) { return comm == MPI_COMM_WORLD; }
+// The communicator's state where offers are on for it.
+std::shared_ptr<CommLedgers> ledgers(MPI_Comm comm) {
+  return protocol().on ? ledgers_of(comm) : nullptr;
+}
 
-// A peer of this node other than this process.
+// A peer of this node other than this process (by world rank; -1 for anything else).
 int peer_node_rank(int world_rank) {
   Protocol& p = protocol();
   if (world_rank == p.world_rank) return -1;
@@ -83,53 +83,69 @@ bool can_fill(const Object& object, const Terms& terms) {
 
 void start() {
   const auto& cfg = runtime::config();
-  if (!cfg.same_node) return;
   Protocol& p = protocol();
   PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  // Whether to go on is agreed, so that the collectives below (and the naming of every
+  // communicator made later) are made by all processes or none.
+  int wanted = cfg.same_node && provided != MPI_THREAD_MULTIPLE ? 1 : 0, agreed = 0;
+  if (PMPI_Allreduce(&wanted, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      !agreed) {
+    if (cfg.same_node) {
+      runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s",
+                   provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE (send order undefined)"
+                                                   : "STRIDER_SAME_NODE=0 on another process");
+    }
+    return;
+  }
   const bool host_mode = cfg.host_p2p == runtime::HostPath::Pack;
   std::string why;
-  // Collective: every process makes the board; those that can use it turn offers on.
   if (!p.board.create(kSlots, host_mode ? kHostLandingBytes : 0, why)) {
     runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s", why.c_str());
     return;
   }
-  int provided = MPI_THREAD_SINGLE;
-  PMPI_Query_thread(&provided);
-  if (provided == MPI_THREAD_MULTIPLE) {
-    runtime::log(LogLevel::Info,
-                 "same-node point-to-point offers off: MPI_THREAD_MULTIPLE (send order undefined)");
-    return;
-  }
+  name_world();
+  p.naming = true;
   p.on = host_mode || engine::cuda::device_count() > 0;
 }
 
 void stop() {
   Protocol& p = protocol();
   p.on = false;
+  p.naming = false;
+  forget_comms();
   p.board.destroy();
 }
 
-bool active(MPI_Comm comm) { return protocol().on && same_comm(comm); }
+bool active(MPI_Comm comm) { return ledgers(comm) != nullptr; }
+
+int comm_made(MPI_Comm comm) { return protocol().naming ? name_comm(comm) : MPI_SUCCESS; }
 
 NumberedSend number_send(MPI_Comm comm, int dest, int tag) {
-  NumberedSend n{comm, dest, tag, std::nullopt};
-  if (dest < 0 || !active(comm)) return n;
-  const auto index = protocol().sends.next(dest, tag);
-  if (peer_node_rank(dest) >= 0) n.index = index;
+  NumberedSend n{nullptr, dest, tag, std::nullopt};
+  if (dest < 0) return n;
+  const auto l = ledgers(comm);
+  if (!l) return n;
+  n.ledgers = l.get();  // alive for the call: the communicator is
+  const auto index = l->sends.next(dest, tag);
+  if (peer_node_rank(l->world_rank(dest)) >= 0) n.index = index;
   return n;
 }
 
 int NumberedSend::sent(int rc) const {
-  if (rc != MPI_SUCCESS && index) protocol().sends.poison(dest, tag);
+  if (rc != MPI_SUCCESS && index) ledgers->sends.poison(dest, tag);
   return rc;
 }
 
 bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc) {
   Protocol& p = protocol();
-  const int node = peer_node_rank(dest);
-  if (node < 0 || object.oversized) return false;
+  const auto l = ledgers(comm);
+  if (!l || object.oversized) return false;
+  const int node = peer_node_rank(l->world_rank(dest));
+  if (node < 0) return false;
   Slots slots = p.board.slots(node);
-  const auto claim = slots.take(p.world_rank, tag, index, object.bytes());
+  const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
   if (!claim) return false;
   if (!can_fill(object, claim->terms)) {
     Slots::reopen(*claim);
@@ -147,22 +163,25 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
 }
 
 void persistent_send(MPI_Comm comm, int dest, int tag) {
-  if (dest >= 0 && active(comm)) protocol().sends.poison(dest, tag);
+  if (const auto l = ledgers(comm); l && dest >= 0) l->sends.poison(dest, tag);
 }
 
 void untracked_cancel() {
-  if (protocol().on) protocol().sends.poison_all();
+  if (protocol().on) for_each_ledgers([](CommLedgers& l) { l.sends.poison_all(); });
 }
 
 Watch watch(MPI_Comm comm, int source, int tag) {
-  if (source == MPI_PROC_NULL || !active(comm)) return Watch{};
-  return Watch(protocol().receives.post(source, tag));
+  if (source == MPI_PROC_NULL) return Watch{};
+  auto l = ledgers(comm);
+  if (!l) return Watch{};
+  const auto ticket = l->receives.post(source, tag);
+  return Watch(ticket, std::move(l));
 }
 
 void observe(Watch& watch, const MPI_Status& status, int error) {
   if (watch.ticket == 0) return;
   const std::uint64_t ticket = std::exchange(watch.ticket, 0);
-  ReceiveLedger& ledger = protocol().receives;
+  ReceiveLedger& ledger = watch.ledgers->receives;
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int error_class = MPI_SUCCESS;
@@ -178,25 +197,28 @@ void observe(Watch& watch, const MPI_Status& status, int error) {
 }
 
 void matched_probe(MPI_Comm comm, const MPI_Status& status) {
-  if (active(comm)) protocol().receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+  if (const auto l = ledgers(comm)) l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
 }
 
 void persistent_receive(MPI_Comm comm) {
-  if (active(comm)) protocol().receives.poison();
+  if (const auto l = ledgers(comm)) l->receives.poison();
 }
 
 void offer(Incoming& in, int source, int tag) {
-  if (source == MPI_PROC_NULL || !active(in.comm)) return;
+  if (source == MPI_PROC_NULL) return;
+  auto l = ledgers(in.comm);
+  if (!l) return;
   Protocol& p = protocol();
-  const auto index = peer_node_rank(source) >= 0 && in.capacity > 0
-                         ? p.receives.offer_index(source, tag)
+  const int sender = l->world_rank(source);  // -1 for MPI_ANY_SOURCE
+  const auto index = peer_node_rank(sender) >= 0 && in.capacity > 0
+                         ? l->receives.offer_index(source, tag)
                          : std::nullopt;
-  in.watch = Watch(p.receives.post(source, tag));
+  const auto name = l->name;
+  const auto ticket = l->receives.post(source, tag);
+  in.watch = Watch(ticket, std::move(l));
   if (!index) return;
   Terms terms;
-  terms.sender = source;
-  terms.tag = tag;
-  terms.index = *index;
+  terms.message = MessageId{name, sender, tag, *index};
   terms.capacity = in.capacity;
   terms.unit = in.object.plan->bounds.size;
   const int me = p.board.my_node_rank();
@@ -262,14 +284,16 @@ bool may_cancel(Incoming& in) {
 
 // A watch dropped before its receive completed (the MPI refused the receive): matched nothing.
 void drop(Watch& watch) {
-  if (watch.ticket != 0 && protocol().on) protocol().receives.unmatched(watch.ticket);
+  if (watch.ticket != 0 && watch.ledgers) watch.ledgers->receives.unmatched(watch.ticket);
   watch.ticket = 0;
+  watch.ledgers.reset();
 }
 
 Watch& Watch::operator=(Watch&& other) noexcept {
   if (this != &other) {
     drop(*this);
     ticket = std::exchange(other.ticket, 0);
+    ledgers = std::move(other.ledgers);
   }
   return *this;
 }

@@ -1,6 +1,7 @@
-// The offer protocol's hooks in the point-to-point calls (docs/same-node-p2p.md). On
-// MPI_COMM_WORLD, between processes of one node, when the board exists and the thread level is
-// below MPI_THREAD_MULTIPLE; everywhere else every hook does nothing and costs one load.
+// The offer protocol's hooks in the point-to-point calls (docs/same-node-p2p.md). On the
+// communicators that have an agreed name (comm_ledgers.hpp), between processes of one node, when
+// the board exists and the thread level is below MPI_THREAD_MULTIPLE; everywhere else every hook
+// does nothing and costs a load or a lookup.
 #pragma once
 
 #include <mpi.h>
@@ -13,15 +14,20 @@
 
 namespace strider::transfer::offers {
 
+struct CommLedgers;
+
 // MPI_Init (collective over MPI_COMM_WORLD) / MPI_Finalize.
 void start();
 void stop();
 bool active(MPI_Comm comm);
+// A communicator was just made by the same call on each member (collective over it where
+// offers are on anywhere: names it, comm_ledgers.hpp). The MPI's error code.
+int comm_made(MPI_Comm comm);
 
 // --- sends ---
 // One message as numbered: `index` is nothing when offers cannot be taken for it.
 struct NumberedSend {
-  MPI_Comm comm;
+  CommLedgers* ledgers;
   int dest, tag;
   std::optional<std::uint64_t> index;
   // Passes the send's result on; a failed send may or may not have left, so its stream is not

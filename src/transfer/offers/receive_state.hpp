@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <utility>
 
 #include "transfer/offers/board.hpp"
@@ -12,11 +13,15 @@
 
 namespace strider::transfer::offers {
 
+struct CommLedgers;
+
 struct Watch {
-  std::uint64_t ticket = 0;  // 0: not counted
+  std::uint64_t ticket = 0;              // 0: not counted
+  std::shared_ptr<CommLedgers> ledgers;  // its communicator's (kept alive past MPI_Comm_free)
   Watch() = default;
-  explicit Watch(std::uint64_t t) : ticket(t) {}
-  Watch(Watch&& other) noexcept : ticket(std::exchange(other.ticket, 0)) {}
+  Watch(std::uint64_t t, std::shared_ptr<CommLedgers> l) : ticket(t), ledgers(std::move(l)) {}
+  Watch(Watch&& other) noexcept
+      : ticket(std::exchange(other.ticket, 0)), ledgers(std::move(other.ledgers)) {}
   Watch& operator=(Watch&& other) noexcept;
   ~Watch();
 };

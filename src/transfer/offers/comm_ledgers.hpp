@@ -1,0 +1,44 @@
+// The offers' state of each communicator they are used on (docs/same-node-p2p.md): the name
+// every member agreed for it when it was made, which the board's slots carry (a handle means
+// nothing in another process), its ranks' world ranks, and its send and receive ledgers.
+// MPI_COMM_WORLD is named at MPI_Init; a communicator made by a call Strider interposes (dup,
+// split, create, the topologies, intercommunicator merge) is named by one MPI_Allreduce over it
+// right after. Every other communicator has no state, and no offers.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "transfer/offers/ledger.hpp"
+
+namespace strider::transfer::offers {
+
+struct CommLedgers {
+  std::uint64_t name = 0;
+  std::vector<int> world_ranks;  // by rank in the communicator
+  SendLedger sends;
+  ReceiveLedger receives;
+
+  // The world rank of a rank of the communicator; -1 for anything else.
+  int world_rank(int rank) const {
+    return rank >= 0 && rank < static_cast<int>(world_ranks.size()) ? world_ranks[rank] : -1;
+  }
+};
+
+// Names MPI_COMM_WORLD (at MPI_Init, after the board) and makes the attribute key that forgets
+// a communicator when it is freed.
+void name_world();
+// Collective over `comm`, a communicator just made by every member's same call: agrees on its
+// name. Intercommunicators and MPI_COMM_NULL are left unnamed (no collective).
+int name_comm(MPI_Comm comm);
+// The state of `comm`; null where it has none.
+std::shared_ptr<CommLedgers> ledgers_of(MPI_Comm comm);
+void for_each_ledgers(const std::function<void(CommLedgers&)>& fn);
+// Before MPI_Finalize: forgets every communicator.
+void forget_comms();
+
+}  // namespace strider::transfer::offers
