@@ -1,6 +1,7 @@
 #include "transfer/offers/protocol.hpp"
 
 #include <string>
+#include <unordered_set>
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
@@ -27,6 +28,7 @@ struct Protocol {
   bool on = false;      // this process makes and takes offers
   int world_rank = -1;
   NodeBoard board;
+  std::unordered_set<int> unmappable;  // node processes whose landing buffers cannot be mapped
 };
 
 Protocol& protocol() {
@@ -51,26 +53,38 @@ Slots my_slots() {
   return board.slots(board.my_node_rank());
 }
 
-// Packs the object into the landing buffer the claim names; MPI error code.
-int fill_landing(const Object& object, MPI_Comm comm, int node, const Claim& claim) {
+// The landing buffer a claim names, mapped for this process (a device landing is pinned until
+// release_landing). Null where it cannot be mapped: no CUDA IPC between the two processes
+// (containers, GPUs without peer access); the peer is then left out of offers, with one line
+// in the log.
+std::byte* map_landing(int node, const Claim& claim) {
   Protocol& p = protocol();
-  if (claim.terms.landing == Landing::Board) {
-    std::byte* landing = p.board.landing(node, claim.index_in_board);
-    return pack_object(object, landing, wire_view(WireMemory::Host, landing, -1, Method::Host),
-                       HostPacking::Strider, comm);
-  }
+  if (claim.terms.landing == Landing::Board) return p.board.landing(node, claim.index_in_board);
   WireHandle handle;
   handle.bytes = claim.terms.handle;
   std::string why;
-  const int device = engine::cuda::current_device();
-  std::byte* mapped =
-      import_wire(handle, static_cast<std::size_t>(claim.terms.capacity), device, why);
-  if (mapped == nullptr) return report_error(comm, "mapping a peer's landing buffer", why);
-  const int rc =
-      pack_object(object, mapped, wire_view(WireMemory::Device, mapped, device, Method::Device),
-                  HostPacking::Strider, comm);
-  unpin_wire(mapped);
-  return rc;
+  std::byte* mapped = import_wire(handle, static_cast<std::size_t>(claim.terms.capacity),
+                                  engine::cuda::current_device(), why);
+  if (mapped == nullptr) {
+    p.unmappable.insert(node);
+    runtime::log(LogLevel::Info,
+                 "same-node offers from node process %d off (its messages go by the MPI): %s", node,
+                 why.c_str());
+  }
+  return mapped;
+}
+
+void release_landing(const Claim& claim, std::byte* mapped) {
+  if (claim.terms.landing == Landing::Device) unpin_wire(mapped);
+}
+
+// Packs the object into the mapped landing buffer; MPI error code.
+int fill_landing(const Object& object, MPI_Comm comm, const Claim& claim, std::byte* mapped) {
+  const auto view =
+      claim.terms.landing == Landing::Board
+          ? wire_view(WireMemory::Host, mapped, -1, Method::Host)
+          : wire_view(WireMemory::Device, mapped, engine::cuda::current_device(), Method::Device);
+  return pack_object(object, mapped, view, HostPacking::Strider, comm);
 }
 
 // Whether this process can write the landing buffer of `terms` from `object`.
@@ -143,15 +157,17 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
   const auto l = ledgers(comm);
   if (!l || object.oversized) return false;
   const int node = peer_node_rank(l->world_rank(dest));
-  if (node < 0) return false;
+  if (node < 0 || p.unmappable.count(node) != 0) return false;
   Slots slots = p.board.slots(node);
   const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
   if (!claim) return false;
-  if (!can_fill(object, claim->terms)) {
-    Slots::reopen(*claim);
+  std::byte* mapped = can_fill(object, claim->terms) ? map_landing(node, *claim) : nullptr;
+  if (mapped == nullptr) {
+    Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
     return false;
   }
-  rc = fill_landing(object, comm, node, *claim);
+  rc = fill_landing(object, comm, *claim, mapped);
+  release_landing(*claim, mapped);
   if (rc == MPI_SUCCESS) {
     Slots::fill(*claim, object.bytes());
     counters().offers_taken++;
@@ -232,7 +248,10 @@ void offer(Incoming& in, int source, int tag) {
         !acquire_wire(WireMemory::Device, device, static_cast<std::size_t>(in.capacity), made.wire,
                       why) ||
         !export_wire(made.wire, handle, why)) {
-      runtime::log(LogLevel::Debug, "no offer for a GPU receive: %s", why.c_str());
+      // Once at Info (the receives go by the MPI), then at Debug.
+      static bool said = false;
+      runtime::log(std::exchange(said, true) ? LogLevel::Debug : LogLevel::Info,
+                   "no same-node offer for a GPU receive (it goes by the MPI): %s", why.c_str());
       return;
     }
     made.landing = Landing::Device;
