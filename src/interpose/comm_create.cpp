@@ -1,8 +1,8 @@
 // The calls that make an intracommunicator from every member at once: each new communicator is
 // named for the same-node offers right after the MPI made it (one MPI_Allreduce over it,
 // transfer/offers/comm_ledgers.hpp), so that point-to-point on it can use them. Communicators
-// made otherwise (MPI_Comm_idup, intercommunicators, MPI-4's from-group calls) stay unnamed:
-// their messages go the usual way.
+// made otherwise (MPI_Comm_idup, intercommunicators, MPI-4's from-group calls) or reaching into
+// another MPI_COMM_WORLD stay unnamed: their messages go the usual way.
 #include <mpi.h>
 
 #include "interpose/export.hpp"
@@ -11,9 +11,10 @@
 
 namespace {
 
+// The MPI's result, unchanged.
 int named(int rc, const MPI_Comm* made) {
-  if (rc != MPI_SUCCESS || made == nullptr) return rc;
-  return strider::transfer::offers::comm_made(*made);
+  if (rc == MPI_SUCCESS && made != nullptr) strider::transfer::offers::comm_made(*made);
+  return rc;
 }
 
 }  // namespace

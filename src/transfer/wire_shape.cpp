@@ -37,15 +37,16 @@ WireShape::~WireShape() { free_wire_shape(*this); }
 
 namespace {
 
-// `bytes` (at least 2) as one element of a type with a one-byte hole before its last byte.
-int make_holed(int bytes, WireShape& out) {
+// `bytes` (at least 2) of `base` as one element of a type with a one-byte hole before its last
+// byte.
+int make_holed(int bytes, MPI_Datatype base, WireShape& out) {
   out.posted = bytes;
-  out.footprint = bytes + 1;
+  out.footprint = std::int64_t{bytes} + 1;
   out.hole = true;
   out.count = 1;
   const int lengths[2] = {bytes - 1, 1};
   const MPI_Aint displacements[2] = {0, bytes};
-  int rc = PMPI_Type_create_hindexed(2, lengths, displacements, MPI_BYTE, &out.type);
+  int rc = PMPI_Type_create_hindexed(2, lengths, displacements, base, &out.type);
   if (rc != MPI_SUCCESS) return rc;
   rc = PMPI_Type_commit(&out.type);
   if (rc != MPI_SUCCESS) PMPI_Type_free(&out.type);
@@ -53,7 +54,8 @@ int make_holed(int bytes, WireShape& out) {
 }
 
 int make_plain(int bytes, WireShape& out) {
-  out.count = out.posted = out.footprint = bytes;
+  out.count = out.posted = bytes;
+  out.footprint = bytes;
   return MPI_SUCCESS;
 }
 
@@ -62,13 +64,13 @@ int make_plain(int bytes, WireShape& out) {
 int make_wire_receive(int capacity, WireShape& out) {
   out = WireShape{};
   if (!wire_shapes_bounded()) return make_plain(capacity, out);
-  return make_holed(std::max(capacity, 2), out);
+  return make_holed(std::max(capacity, 2), MPI_BYTE, out);
 }
 
 int make_wire_send(int bytes, bool to_self, WireShape& out) {
   out = WireShape{};
   if (!to_self || bytes < 2 || !wire_shapes_bounded()) return make_plain(bytes, out);
-  return make_holed(bytes, out);
+  return make_holed(bytes, MPI_PACKED, out);
 }
 
 void free_wire_shape(WireShape& r) {

@@ -16,14 +16,17 @@
 //
 // Sends to self: Open MPI 4.1.4's path for a message to the sending process itself, sent
 // contiguous, truncates it silently (no MPI_ERR_TRUNCATE, the receive's count) into a smaller
-// receive posted before it, and writes it whole past a smaller receive posted after it (plain
-// Open MPI, tests/mpi/self_truncation_test.cpp). A non-contiguous send is bounded and reported
-// there, so a packed message to self (whose application type was most often non-contiguous)
-// goes with the same hole: its last byte copied one place on, past the hole.
+// receive posted before it, and writes it whole past a smaller receive posted after it (seen with
+// Open MPI alone; tests/mpi/p2p_self_truncation_test.cpp). A non-contiguous send is bounded and
+// reported there, so a packed message to self (whose application type was most often
+// non-contiguous) goes with the same hole, built on MPI_PACKED as the plain send was: its last
+// byte copied one place on, past the hole. Left to the MPI: a 1-byte message to self (no room
+// for a hole) and what the application itself sends contiguous.
 #pragma once
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <utility>
 
 namespace strider::transfer {
@@ -32,9 +35,9 @@ namespace strider::transfer {
 struct WireShape {
   MPI_Datatype type = MPI_PACKED;  // what the MPI is given: `count` of `type`
   int count = 0;
-  int posted = 0;     // bytes the MPI may move (a receive's: at least the capacity)
-  int footprint = 0;  // bytes of wire buffer it spans
-  bool hole = false;  // the byte at `posted` belongs at `posted - 1`
+  int posted = 0;              // bytes the MPI may move (a receive's: at least the capacity)
+  std::int64_t footprint = 0;  // bytes of wire buffer it spans (one more than posted with a hole)
+  bool hole = false;           // the message's last byte lies at `posted`, past a one-byte hole
 
   WireShape() = default;
   WireShape(WireShape&& other) noexcept { *this = std::move(other); }

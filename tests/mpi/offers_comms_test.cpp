@@ -79,7 +79,7 @@ TEST_F(OffersComms, EveryInterposedCreationNamesItsCommunicator) {
   MPI_Comm c = MPI_COMM_NULL;
   const int next = (me + 1) % n;
   // MPI_Dist_graph_create first: plain Open MPI 4.1.4 on 3 ranks hung in it after the calls
-  // below (without Strider too), and not here.
+  // below (without Strider too, not reduced further), and not here.
   const int degree = 1;
   ASSERT_EQ(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &me, &degree, &next, MPI_UNWEIGHTED,
                                   MPI_INFO_NULL, 0, &c),
@@ -118,7 +118,12 @@ TEST_F(OffersComms, EveryInterposedCreationNamesItsCommunicator) {
   MPI_Group_free(&subset);
   MPI_Group_free(&world_group);
 
-  // Topologies.
+  // Topologies (a grid of n - 1 leaves the last rank out with MPI_COMM_NULL).
+  if (n > 2) {
+    int small[1] = {n - 1}, periodic[1] = {0};
+    ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 1, small, periodic, 0, &c), MPI_SUCCESS);
+    check_made(c, me < n - 1, "MPI_Cart_create of n - 1");
+  }
   int dims[2] = {n, 1}, periods[2] = {1, 0};
   MPI_Comm cart = MPI_COMM_NULL;
   ASSERT_EQ(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &cart), MPI_SUCCESS);
@@ -148,6 +153,45 @@ TEST_F(OffersComms, EveryInterposedCreationNamesItsCommunicator) {
   check_made(c, true, "MPI_Intercomm_merge");
   MPI_Comm_free(&inter);
   MPI_Comm_free(&half);
+}
+
+// Two communicators over the same processes, a message of the same (source, tag, index) on each
+// at once, sent in the other order than posted: each arrives on its own communicator, each by
+// its own offer (the names keep their board slots apart).
+TEST_F(OffersComms, SameStreamOnTwoCommunicatorsStaysApart) {
+  MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &a), MPI_SUCCESS);
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &b), MPI_SUCCESS);
+  MPI_Datatype strided;
+  MPI_Type_vector(32, 1, 2, MPI_INT, &strided);
+  MPI_Type_commit(&strided);
+  std::vector<int> on_a(64, -1), on_b(64, -1);
+  const std::uint64_t before = offers_used();
+  if (me == 0) {
+    MPI_Request requests[2];
+    ASSERT_EQ(MPI_Irecv(on_a.data(), 1, strided, 1, 5, a, &requests[0]), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Irecv(on_b.data(), 1, strided, 1, 5, b, &requests[1]), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ASSERT_EQ(MPI_Waitall(2, requests, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    for (int i = 0; i < 64; ++i) {
+      ASSERT_EQ(on_a[i], i % 2 == 0 ? 100 + i : -1) << "int " << i << " on the first";
+      ASSERT_EQ(on_b[i], i % 2 == 0 ? 200 + i : -1) << "int " << i << " on the second";
+    }
+    if (offers_expected()) EXPECT_EQ(offers_used() - before, 2u);
+  } else {
+    for (int i = 0; i < 64; i += 2) {
+      on_a[i] = 100 + i;
+      on_b[i] = 200 + i;
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 1) {
+      ASSERT_EQ(MPI_Send(on_b.data(), 1, strided, 0, 5, b), MPI_SUCCESS);
+      ASSERT_EQ(MPI_Send(on_a.data(), 1, strided, 0, 5, a), MPI_SUCCESS);
+    }
+  }
+  MPI_Type_free(&strided);
+  MPI_Comm_free(&b);
+  MPI_Comm_free(&a);
 }
 
 }  // namespace

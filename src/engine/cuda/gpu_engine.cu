@@ -91,7 +91,9 @@ Outcome unpack(const Layout& layout, std::int64_t count, const BufferView& packe
 }
 
 bool copy(void* dst, const void* src, std::size_t bytes, std::string& error) {
-  const cudaError_t rc = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+  cudaError_t rc = cudaMemcpy(dst, src, bytes, cudaMemcpyDefault);
+  // cudaMemcpy may return before a device-to-device copy is done: the MPI may read `dst` next.
+  if (rc == cudaSuccess) rc = cudaStreamSynchronize(nullptr);
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     error = runtime::cuda_error_text("cudaMemcpy", rc);

@@ -52,30 +52,36 @@ void name_world() {
   }
 }
 
-int name_comm(MPI_Comm comm) {
+void name_comm(MPI_Comm comm) {
   Book& b = book();
   int inter = 0;
-  if (comm == MPI_COMM_NULL || b.keyval == MPI_KEYVAL_INVALID ||
-      PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) {
-    return MPI_SUCCESS;
+  if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return;
+  // A communicator reaching into another MPI_COMM_WORLD (spawned or connected processes, which
+  // agreed on offers apart) is left unnamed; every member sees that alike.
+  std::vector<int> world_ranks = world_ranks_of(comm);
+  for (const int w : world_ranks) {
+    if (w < 0) return;
   }
-  // The largest next name of the members: above every name any of them has given, so no two
-  // communicators that share a member share a name.
+  // The largest next name of the members; each member's next name then passes it. A process's
+  // names only grow, so two communicators that share a process never share a name.
   std::uint64_t name = 0;
-  const int rc = PMPI_Allreduce(&b.next_name, &name, 1, MPI_UINT64_T, MPI_MAX, comm);
-  if (rc != MPI_SUCCESS) return rc;
+  if (PMPI_Allreduce(&b.next_name, &name, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS) return;
   b.next_name = name + 1;
+  // Named only where it will be forgotten when freed (a reused handle must not inherit it).
+  if (b.keyval == MPI_KEYVAL_INVALID ||
+      PMPI_Comm_set_attr(comm, b.keyval, nullptr) != MPI_SUCCESS) {
+    return;
+  }
   auto ledgers = std::make_shared<CommLedgers>();
   ledgers->name = name;
-  ledgers->world_ranks = world_ranks_of(comm);
+  ledgers->world_ranks = std::move(world_ranks);
   b.by_comm[comm] = std::move(ledgers);
-  return PMPI_Comm_set_attr(comm, b.keyval, nullptr);
 }
 
-std::shared_ptr<CommLedgers> ledgers_of(MPI_Comm comm) {
+const std::shared_ptr<CommLedgers>* ledgers_of(MPI_Comm comm) {
   const Book& b = book();
   const auto it = b.by_comm.find(comm);
-  return it == b.by_comm.end() ? nullptr : it->second;
+  return it == b.by_comm.end() ? nullptr : &it->second;
 }
 
 void for_each_ledgers(const std::function<void(CommLedgers&)>& fn) {

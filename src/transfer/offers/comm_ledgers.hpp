@@ -29,14 +29,16 @@ struct CommLedgers {
   }
 };
 
-// Names MPI_COMM_WORLD (at MPI_Init, after the board) and makes the attribute key that forgets
-// a communicator when it is freed.
+// Names MPI_COMM_WORLD (at MPI_Init, once offers are agreed on) and makes the attribute key
+// that forgets a communicator when it is freed.
 void name_world();
-// Collective over `comm`, a communicator just made by every member's same call: agrees on its
-// name. Intercommunicators and MPI_COMM_NULL are left unnamed (no collective).
-int name_comm(MPI_Comm comm);
-// The state of `comm`; null where it has none.
-std::shared_ptr<CommLedgers> ledgers_of(MPI_Comm comm);
+// Collective over `comm`, a communicator just made by every member's same call, wherever offers
+// were agreed on at MPI_Init: agrees on its name. Left unnamed, with no collective:
+// MPI_COMM_NULL, intercommunicators, communicators with processes of another MPI_COMM_WORLD.
+// A failure leaves it unnamed too (the communicator itself was made).
+void name_comm(MPI_Comm comm);
+// The state of `comm`; null where it has none. Valid until the next naming or forgetting.
+const std::shared_ptr<CommLedgers>* ledgers_of(MPI_Comm comm);
 void for_each_ledgers(const std::function<void(CommLedgers&)>& fn);
 // Before MPI_Finalize: forgets every communicator.
 void forget_comms();

@@ -24,7 +24,7 @@ constexpr int kSlots = 64;
 constexpr std::int64_t kHostLandingBytes = std::int64_t{64} << 10;
 
 struct Protocol {
-  bool naming = false;  // the same on every process: communicators get names (a collective)
+  bool naming = false;  // the same on every process of the world: communicators get names
   bool on = false;      // this process makes and takes offers
   int world_rank = -1;
   NodeBoard board;
@@ -36,9 +36,18 @@ Protocol& protocol() {
   return *p;
 }
 
-// The communicator's state where offers are on for it.
-std::shared_ptr<CommLedgers> ledgers(MPI_Comm comm) {
-  return protocol().on ? ledgers_of(comm) : nullptr;
+// The communicator's state where offers are on for it (alive for the call: the communicator
+// is); shared_ledgers for what outlives the call.
+CommLedgers* ledgers(MPI_Comm comm) {
+  if (!protocol().on) return nullptr;
+  const auto* found = ledgers_of(comm);
+  return found ? found->get() : nullptr;
+}
+
+std::shared_ptr<CommLedgers> shared_ledgers(MPI_Comm comm) {
+  if (!protocol().on) return nullptr;
+  const auto* found = ledgers_of(comm);
+  return found ? *found : nullptr;
 }
 
 // A peer of this node other than this process (by world rank; -1 for anything else).
@@ -113,14 +122,16 @@ void start() {
     }
     return;
   }
+  // Named from here on, whatever becomes of the board on this node: the naming collectives must
+  // be made by every process or none.
+  name_world();
+  p.naming = true;
   const bool host_mode = cfg.host_p2p == runtime::HostPath::Pack;
   std::string why;
   if (!p.board.create(kSlots, host_mode ? kHostLandingBytes : 0, why)) {
     runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s", why.c_str());
     return;
   }
-  name_world();
-  p.naming = true;
   p.on = host_mode || engine::cuda::device_count() > 0;
 }
 
@@ -134,14 +145,16 @@ void stop() {
 
 bool active(MPI_Comm comm) { return ledgers(comm) != nullptr; }
 
-int comm_made(MPI_Comm comm) { return protocol().naming ? name_comm(comm) : MPI_SUCCESS; }
+void comm_made(MPI_Comm comm) {
+  if (protocol().naming) name_comm(comm);
+}
 
 NumberedSend number_send(MPI_Comm comm, int dest, int tag) {
   NumberedSend n{nullptr, dest, tag, std::nullopt};
   if (dest < 0) return n;
-  const auto l = ledgers(comm);
+  CommLedgers* l = ledgers(comm);
   if (!l) return n;
-  n.ledgers = l.get();  // alive for the call: the communicator is
+  n.ledgers = l;
   const auto index = l->sends.next(dest, tag);
   if (peer_node_rank(l->world_rank(dest)) >= 0) n.index = index;
   return n;
@@ -154,7 +167,7 @@ int NumberedSend::sent(int rc) const {
 
 bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc) {
   Protocol& p = protocol();
-  const auto l = ledgers(comm);
+  const CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
   const int node = peer_node_rank(l->world_rank(dest));
   if (node < 0 || p.unmappable.count(node) != 0) return false;
@@ -179,7 +192,7 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
 }
 
 void persistent_send(MPI_Comm comm, int dest, int tag) {
-  if (const auto l = ledgers(comm); l && dest >= 0) l->sends.poison(dest, tag);
+  if (CommLedgers* l = ledgers(comm); l && dest >= 0) l->sends.poison(dest, tag);
 }
 
 void untracked_cancel() {
@@ -188,7 +201,7 @@ void untracked_cancel() {
 
 Watch watch(MPI_Comm comm, int source, int tag) {
   if (source == MPI_PROC_NULL) return Watch{};
-  auto l = ledgers(comm);
+  auto l = shared_ledgers(comm);
   if (!l) return Watch{};
   const auto ticket = l->receives.post(source, tag);
   return Watch(ticket, std::move(l));
@@ -213,16 +226,16 @@ void observe(Watch& watch, const MPI_Status& status, int error) {
 }
 
 void matched_probe(MPI_Comm comm, const MPI_Status& status) {
-  if (const auto l = ledgers(comm)) l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+  if (CommLedgers* l = ledgers(comm)) l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
 }
 
 void persistent_receive(MPI_Comm comm) {
-  if (const auto l = ledgers(comm)) l->receives.poison();
+  if (CommLedgers* l = ledgers(comm)) l->receives.poison();
 }
 
 void offer(Incoming& in, int source, int tag) {
   if (source == MPI_PROC_NULL) return;
-  auto l = ledgers(in.comm);
+  auto l = shared_ledgers(in.comm);
   if (!l) return;
   Protocol& p = protocol();
   const int sender = l->world_rank(source);  // -1 for MPI_ANY_SOURCE

@@ -20,9 +20,9 @@ struct CommLedgers;
 void start();
 void stop();
 bool active(MPI_Comm comm);
-// A communicator was just made by the same call on each member (collective over it where
-// offers are on anywhere: names it, comm_ledgers.hpp). The MPI's error code.
-int comm_made(MPI_Comm comm);
+// A communicator was just made by the same call on each member: names it (collective over it
+// where offers were agreed on at MPI_Init; comm_ledgers.hpp).
+void comm_made(MPI_Comm comm);
 
 // --- sends ---
 // One message as numbered: `index` is nothing when offers cannot be taken for it.
