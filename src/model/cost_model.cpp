@@ -97,6 +97,23 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
   return p;
 }
 
+MethodCost predict_offer(const PerfData& data, const ObjectShape& shape) {
+  MethodCost offer;
+  offer.available = true;
+  offer.send_side = pack_seconds(data, Method::Device, Direction::Pack, shape);
+  offer.transfer = transfer_seconds(data, Placement::SameNode, false, 1);
+  offer.recv_side = pack_seconds(data, Method::Device, Direction::Unpack, shape);
+  return offer;
+}
+
+bool offer_wins(const PerfData& data, const ObjectShape& shape, bool mpi_cuda_aware, bool receive,
+                Method method) {
+  const Prediction p = predict(data, shape, Placement::SameNode, mpi_cuda_aware);
+  const int m = static_cast<int>(method);
+  if (m < 0 || m >= kModelledMethods || !p[m].available) return true;
+  return predict_offer(data, shape).side(receive) <= p[m].side(receive);
+}
+
 namespace {
 
 // The available method with the least `cost`, ties to the earliest; one-shot if none is.

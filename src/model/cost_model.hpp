@@ -41,6 +41,17 @@ double transfer_seconds(const PerfData& data, Placement placement, bool device, 
 Prediction predict(const PerfData& data, const ObjectShape& shape, Placement placement,
                    bool mpi_cuda_aware);
 
+// A same-node offer (docs/same-node-p2p.md): the sender packs straight into the receiver's GPU
+// memory over CUDA IPC, an empty notice travels, the receiver unpacks from its GPU memory. The
+// pack into peer memory is costed as a pack into local GPU memory (strider-measure has no table
+// of peer writes yet: exact for two ranks on one GPU, optimistic across NVLink), the notice as a
+// 1-byte same-node transfer.
+MethodCost predict_offer(const PerfData& data, const ObjectShape& shape);
+// Whether an offer costs this side (receive: the receiver's unpack + notice, else the sender's
+// pack + notice) no more than `method` (the side's choice) costs it.
+bool offer_wins(const PerfData& data, const ObjectShape& shape, bool mpi_cuda_aware, bool receive,
+                Method method);
+
 // The sender's (receive = false) or receiver's best method: least own side + transfer; ties go
 // to the earlier of one-shot, staged, device.
 Method choose(const Prediction& prediction, bool receive);

@@ -28,6 +28,8 @@ bool contiguous(const Object& o) {
          (o.count == 1 || p.bounds.extent == p.bounds.size);
 }
 
+}  // namespace
+
 // The method for a GPU object: forced by STRIDER_METHOD / strider_set_method, or the model's
 // choice for its shape. Only the device method's transfer depends on where the peer runs, so
 // the placement is looked up only for a CUDA-aware MPI. (Types without a plan go through the
@@ -46,6 +48,8 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   }
   return transfer::choose_method(requested, aware, automatic);
 }
+
+namespace {
 
 // Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then
 // stages through its scratch) when the preferred memory cannot be had.

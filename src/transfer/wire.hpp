@@ -29,6 +29,9 @@ struct Peer {
 // A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
                 const Peer& peer, Object& out);
+// How this side moves the object's packed bytes (Host for a host buffer): STRIDER_METHOD, or
+// the performance model's choice.
+Method method_for(const Object& object, bool receive, const Peer& peer);
 // Overrides STRIDER_P2P_HOST from now on (strider_set_p2p_host).
 void set_p2p_host(bool pack);
 

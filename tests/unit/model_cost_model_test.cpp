@@ -839,5 +839,49 @@ TEST(ModelCostModel, WithoutIrregularTablesBlockListsReadTheRegularOnes) {
   }
 }
 
+// Same-node offers: the sender's pack into the peer's GPU memory (costed as a device pack), a
+// 1-byte notice, the receiver's device unpack.
+TEST(ModelCostModel, OfferIsDevicePackNoticeAndDeviceUnpack) {
+  const MethodCost offer = predict_offer(Synthetic(), Shape(1024, 1, 2, 2));
+  EXPECT_TRUE(offer.available);
+  EXPECT_TRUE(RelNear(offer.send_side, 20e-6));
+  EXPECT_TRUE(RelNear(offer.transfer, 1e-6));  // same-node host transfer of 1 byte
+  EXPECT_TRUE(RelNear(offer.recv_side, 25e-6));
+}
+
+// Each side compares the offer with its own method's side: on the synthetic file the receiver
+// of 1-byte blocks keeps one-shot (11 + 2 us against 25 + 1), while the sender, which would
+// stage (24 + 2 us), prefers the offer (20 + 1).
+TEST(ModelCostModel, OfferWinsOnlyWhereItsSideIsCheaper) {
+  const PerfData d = Synthetic();
+  const ObjectShape s = Shape(1024, 1, 2, 2);
+  const Prediction p = predict(d, s, Placement::SameNode, false);
+  ASSERT_EQ(choose(p, true), Method::OneShot);
+  ASSERT_EQ(choose(p, false), Method::Staged);
+  EXPECT_FALSE(offer_wins(d, s, false, true, Method::OneShot));
+  EXPECT_TRUE(offer_wins(d, s, false, false, Method::Staged));
+  // Against a method that is not available (device on an MPI that is not CUDA-aware): taken.
+  EXPECT_TRUE(offer_wins(d, s, false, true, Method::Device));
+}
+
+// The built-in defaults (device pack at HBM speed, host paths bounded by the bus) offer and take
+// for every object, whichever method each side would choose: the rule before the model knew
+// offers.
+TEST(ModelCostModel, BuiltInDefaultsAlwaysOfferAndTake) {
+  const PerfData d = built_in_defaults();
+  std::mt19937_64 rng(12);
+  for (int i = 0; i < 2000; ++i) {
+    const std::int64_t block = std::int64_t{1} << (rng() % 13);
+    const std::int64_t bytes = block * (1 + static_cast<std::int64_t>(rng() % 4096));
+    const std::int64_t stride = block * (1 + static_cast<std::int64_t>(rng() % 16));
+    const ObjectShape s = Shape(bytes, block, stride, 2 + static_cast<int>(rng() % 2));
+    for (bool aware : {false, true}) {
+      const Prediction p = predict(d, s, Placement::SameNode, aware);
+      EXPECT_TRUE(offer_wins(d, s, aware, true, choose(p, true))) << Describe(s);
+      EXPECT_TRUE(offer_wins(d, s, aware, false, choose(p, false))) << Describe(s);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strider::model

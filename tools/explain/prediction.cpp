@@ -53,6 +53,20 @@ std::string describe_prediction(const model::LoadedModel& loaded, const plan::Pl
   out += std::string("auto: the sender uses ") + model::to_string(send) +
          ", a receiver of the same object " + model::to_string(recv) +
          " (each side picks the least of its own side plus the transfer)\n";
+  if (peer == model::Placement::SameNode) {
+    // Same-node offers (docs/same-node-p2p.md): used when the receive is posted first.
+    const model::MethodCost offer = model::predict_offer(loaded.data, shape);
+    std::snprintf(line, sizeof line, "%-8s %13.2f %13.2f %13.2f %13.2f\n", "offer",
+                  offer.send_side * 1e6, offer.transfer * 1e6, offer.recv_side * 1e6,
+                  offer.total() * 1e6);
+    out += line;
+    const bool receiver = model::offer_wins(loaded.data, shape, aware, true, recv);
+    const bool sender = model::offer_wins(loaded.data, shape, aware, false, send);
+    out += std::string("same-node offer (GPU to GPU over CUDA IPC, receive posted first): ") +
+           (receiver ? "the receiver offers" : "the receiver does not offer") + ", " +
+           (sender ? "the sender takes it" : "the sender does not take it") +
+           (receiver && sender ? "" : " (its side costs more than its method)") + "\n";
+  }
   return out;
 }
 

@@ -6,8 +6,10 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "transfer/cuda_aware.hpp"
 #include "transfer/offers/comm_ledgers.hpp"
 #include "transfer/offers/node_board.hpp"
+#include "transfer/perf_model.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_ipc.hpp"
@@ -96,6 +98,14 @@ int fill_landing(const Object& object, MPI_Comm comm, const Claim& claim, std::b
   return pack_object(object, mapped, view, HostPacking::Strider, comm);
 }
 
+// Whether the performance model prefers an offer to the method this side would use otherwise
+// (model/cost_model.hpp). Host mode and types without a plan: always.
+bool offer_pays(const Object& object, bool receive, Method method) {
+  if (!object.gpu || !object.plan->supported) return true;
+  const model::ObjectShape shape = model::object_shape(object.plan->shape, object.count);
+  return model::offer_wins(perf_model().model().data, shape, mpi_cuda_aware(), receive, method);
+}
+
 // Whether this process can write the landing buffer of `terms` from `object`.
 bool can_fill(const Object& object, const Terms& terms) {
   if (terms.landing == Landing::Board) return true;
@@ -171,6 +181,7 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
   if (!l || object.oversized) return false;
   const int node = peer_node_rank(l->world_rank(dest));
   if (node < 0 || p.unmappable.count(node) != 0) return false;
+  if (!offer_pays(object, false, method_for(object, false, {comm, dest}))) return false;
   Slots slots = p.board.slots(node);
   const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
   if (!claim) return false;
@@ -245,7 +256,7 @@ void offer(Incoming& in, int source, int tag) {
   const auto name = l->name;
   const auto ticket = l->receives.post(source, tag);
   in.watch = Watch(ticket, std::move(l));
-  if (!index) return;
+  if (!index || !offer_pays(in.object, true, in.method)) return;
   Terms terms;
   terms.message = MessageId{name, sender, tag, *index};
   terms.capacity = in.capacity;
