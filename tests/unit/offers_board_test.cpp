@@ -62,6 +62,21 @@ TEST(OffersBoard, RetractedIsNeverTakenAndReopenGivesBack) {
   EXPECT_EQ(slots.settle(u).phase, Phase::Retracted);
 }
 
+// A sender that took an offer and cannot map its landing buffer declines it: the data then comes
+// by the MPI, so the receive may still be cancelled, and the receiver learns to stop offering.
+TEST(OffersBoard, DeclinedOfferSettlesAsNotFilled) {
+  std::vector<Slot> memory(1);
+  Slots slots(memory.data(), 1);
+  const int s = slots.open(terms(2, 4, 0, 16));
+  const auto claim = slots.take(message(2, 4, 0), 8);
+  ASSERT_TRUE(claim.has_value());
+  Slots::decline(*claim);
+  EXPECT_FALSE(slots.take(message(2, 4, 0), 8).has_value());
+  EXPECT_TRUE(slots.retract(s));
+  EXPECT_EQ(slots.settle(s).phase, Phase::Declined);
+  EXPECT_EQ(slots.open(terms(2, 4, 1, 16)), s);
+}
+
 TEST(OffersBoard, FullBoardRefusesAnOffer) {
   std::vector<Slot> memory(2);
   Slots slots(memory.data(), 2);

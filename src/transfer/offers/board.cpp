@@ -29,7 +29,7 @@ int Slots::open(const Terms& terms) {
 bool Slots::retract(int slot) {
   Slot& s = slots_[slot];
   std::uint64_t w = state(s).load(std::memory_order_acquire);
-  if (phase_of(w) == Phase::Retracted) return true;
+  if (phase_of(w) == Phase::Retracted || phase_of(w) == Phase::Declined) return true;
   if (phase_of(w) != Phase::Open) return false;
   return state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Retracted),
                                           std::memory_order_acq_rel);
@@ -69,6 +69,10 @@ void Slots::fill(const Claim& claim, std::int64_t bytes) {
 
 void Slots::fail(const Claim& claim) {
   state(*claim.slot).store(word(claim.generation, Phase::Failed), std::memory_order_release);
+}
+
+void Slots::decline(const Claim& claim) {
+  state(*claim.slot).store(word(claim.generation, Phase::Declined), std::memory_order_release);
 }
 
 void Slots::reopen(const Claim& claim) {

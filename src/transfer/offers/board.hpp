@@ -5,6 +5,8 @@
 //
 //   receiver: open()  -> Open
 //   sender:   take()  Open -> Taken, then fill() -> Filled (or fail() -> Failed)
+//   sender:   decline() Taken -> Declined (it cannot write the landing buffer: the data goes
+//             by the MPI, and the receiver offers it nothing more)
 //   receiver: retract() Open -> Retracted; settle() reads the outcome and empties the slot
 //
 // The fields are written while the slot is empty and published by the release store of Open;
@@ -55,13 +57,16 @@ enum class Phase : std::uint8_t {
   Taken = 2,
   Filled = 3,
   Retracted = 4,
-  Failed = 5
+  Failed = 5,
+  Declined = 6
 };
 
 // What became of an offer once its receive completed.
 struct Outcome {
-  Phase phase = Phase::Empty;  // Filled, Failed, or Retracted (not taken: real data arrived)
-  std::int64_t bytes = 0;      // Filled: how many
+  // Filled, Failed, Retracted (not taken: real data arrived) or Declined (the same, and the
+  // sender asks for no more offers).
+  Phase phase = Phase::Empty;
+  std::int64_t bytes = 0;  // Filled: how many
 };
 
 // A sender's hold on an offer it took.
@@ -81,7 +86,7 @@ class Slots {
 
   // Receiver: publishes an offer; the slot, or -1 when every slot is in use.
   int open(const Terms& terms);
-  // Receiver: withdraws an open offer; false if a sender took it first.
+  // Receiver: withdraws an open offer; false if a sender took it first (true if it declined).
   bool retract(int slot);
   // Receiver, once its receive completed: the outcome (an offer still open is retracted now),
   // and the slot is emptied.
@@ -95,6 +100,8 @@ class Slots {
   static void fail(const Claim& claim);
   // Sender: gives back an offer it took but cannot fill (nothing written yet).
   static void reopen(const Claim& claim);
+  // Sender: gives up an offer it took and cannot fill for good; it sends the data instead.
+  static void decline(const Claim& claim);
 
  private:
   Slot* slots_ = nullptr;

@@ -31,6 +31,7 @@ struct Protocol {
   int world_rank = -1;
   NodeBoard board;
   std::unordered_set<int> unmappable;  // node processes whose landing buffers cannot be mapped
+  std::unordered_set<int> declined;    // world ranks that cannot map this process's
 };
 
 Protocol& protocol() {
@@ -185,9 +186,13 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
   Slots slots = p.board.slots(node);
   const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
   if (!claim) return false;
-  std::byte* mapped = can_fill(object, claim->terms) ? map_landing(node, *claim) : nullptr;
-  if (mapped == nullptr) {
+  if (!can_fill(object, claim->terms)) {
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
+    return false;
+  }
+  std::byte* mapped = map_landing(node, *claim);
+  if (mapped == nullptr) {
+    Slots::decline(*claim);  // as data, and the receiver stops offering to this process
     return false;
   }
   rc = fill_landing(object, comm, *claim, mapped);
@@ -256,7 +261,7 @@ void offer(Incoming& in, int source, int tag) {
   const auto name = l->name;
   const auto ticket = l->receives.post(source, tag);
   in.watch = Watch(ticket, std::move(l));
-  if (!index || !offer_pays(in.object, true, in.method)) return;
+  if (!index || p.declined.count(sender) != 0 || !offer_pays(in.object, true, in.method)) return;
   Terms terms;
   terms.message = MessageId{name, sender, tag, *index};
   terms.capacity = in.capacity;
@@ -289,6 +294,7 @@ void offer(Incoming& in, int source, int tag) {
   made.slot = p.board.slots(me).open(terms);
   if (made.slot < 0) return;  // every slot in use: this receive goes without
   if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
+  made.sender = sender;
   in.offer = std::move(made);
   counters().offers_made++;
 }
@@ -299,7 +305,10 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   Protocol& p = protocol();
   p.board.sync();
   const Outcome outcome = my_slots().settle(std::exchange(in.offer.slot, -1));
-  if (outcome.phase == Phase::Retracted) return false;  // not taken: the bytes came by the MPI
+  if (outcome.phase == Phase::Declined) p.declined.insert(in.offer.sender);
+  if (outcome.phase == Phase::Retracted || outcome.phase == Phase::Declined) {
+    return false;  // not filled: the bytes came by the MPI
+  }
   if (outcome.phase != Phase::Filled) {
     rc = report_error(in.comm, "same-node receive", "the sender could not fill the landing buffer");
     return true;
@@ -354,6 +363,7 @@ Offer& Offer::operator=(Offer&& other) noexcept {
     withdraw(*this);
     slot = std::exchange(other.slot, -1);
     landing = other.landing;
+    sender = other.sender;
     wire = std::move(other.wire);
     board = other.board;
   }

@@ -29,12 +29,14 @@ struct Watch {
 struct Offer {
   int slot = -1;  // -1: no offer
   Landing landing = Landing::Board;
+  int sender = -1;             // world rank
   WireBuffer wire;             // the device landing buffer
   std::byte* board = nullptr;  // the host landing area
   Offer() = default;
   Offer(Offer&& other) noexcept
       : slot(std::exchange(other.slot, -1)),
         landing(other.landing),
+        sender(other.sender),
         wire(std::move(other.wire)),
         board(other.board) {}
   Offer& operator=(Offer&& other) noexcept;
