@@ -13,7 +13,7 @@ gpu_build all || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
 gpu_tests "$log" 240
 # Which path the collective tests took, from Strider's counters.
-for t in gpu_collective_test_device gpu_collective_test_mixed gpu_collective_test_managed; do
+for t in gpu_collective_test_device gpu_collective_test_mixed gpu_collective_test_managed gpu_collective_test_async; do
   ctest --test-dir $build -R "^$t\$" -V 2>&1 | grep -E "GPU to GPU|FAILED|Failure" | head -6 | sed "s/^/$t: /" | tee -a "$log"
 done
 lib=$build/src/libstrider.so

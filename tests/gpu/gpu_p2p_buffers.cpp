@@ -1,7 +1,9 @@
 // GPU placement of the point-to-point and collective tests' buffers: device memory
 // (cudaMalloc), chosen by STRIDER_TEST_PLACEMENT: "device" (default) on every rank, "mixed" on
 // even ranks only (odd ranks keep host memory), so messages cross between host and device in
-// both directions, or "managed" (cudaMallocManaged) on every rank.
+// both directions, "managed" (cudaMallocManaged) or "async" (cudaMallocAsync, stream-ordered
+// pool memory, which CUDA IPC cannot export: the same-node paths must never export user memory)
+// on every rank.
 #include <cuda_runtime.h>
 #include <mpi.h>
 
@@ -56,6 +58,35 @@ class ManagedPlacement final : public Placement {
   }
 };
 
+// Pool memory from cudaMallocAsync on the legacy stream, ready before it is handed out.
+class AsyncPlacement final : public Placement {
+ public:
+  const char* name() const override { return "async"; }
+  void* alloc(std::size_t bytes) override {
+    void* p = nullptr;
+    check(cudaMallocAsync(&p, bytes ? bytes : 1, nullptr), "cudaMallocAsync");
+    check(cudaStreamSynchronize(nullptr), "cudaStreamSynchronize");
+    return p;
+  }
+  void free(void* p) override {
+    cudaFreeAsync(p, nullptr);
+    cudaStreamSynchronize(nullptr);
+  }
+  void upload(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyHostToDevice), "cudaMemcpy to pool memory");
+  }
+  void download(void* dst, const void* src, std::size_t n) override {
+    check(cudaMemcpy(dst, src, n, cudaMemcpyDeviceToHost), "cudaMemcpy from pool memory");
+  }
+};
+
+bool placement_is(const char* name) {
+  const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
+  return v != nullptr && std::strcmp(v, name) == 0;
+}
+
+bool async_pool() { return placement_is("async"); }
+
 bool managed() {
   const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
   return v != nullptr && std::strcmp(v, "managed") == 0;
@@ -63,10 +94,10 @@ bool managed() {
 
 bool mixed() {
   const char* v = std::getenv("STRIDER_TEST_PLACEMENT");
-  if (v == nullptr || std::strcmp(v, "device") == 0 || managed()) return false;
+  if (v == nullptr || std::strcmp(v, "device") == 0 || managed() || async_pool()) return false;
   if (std::strcmp(v, "mixed") != 0) {
-    std::fprintf(stderr, "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed|managed): using device\n",
-                 v);
+    std::fprintf(stderr,
+                 "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed|managed|async): using device\n", v);
     return false;
   }
   return true;
@@ -83,6 +114,8 @@ bool device_here() {
 Placement& placement(Role) {
   static ManagedPlacement managed_memory;
   if (managed()) return managed_memory;
+  static AsyncPlacement pool_memory;
+  if (async_pool()) return pool_memory;
   static DevicePlacement device;
   static const bool on_device = device_here();
   if (on_device) return device;
@@ -91,6 +124,7 @@ Placement& placement(Role) {
 
 const char* placement_summary() {
   if (managed()) return "managed memory on every rank";
+  if (async_pool()) return "cudaMallocAsync pool memory on every rank";
   if (!mixed()) return "device memory on every rank";
   return device_here() ? "mixed: device memory on this (even) rank, host memory on odd ranks"
                        : "mixed: host memory on this (odd) rank, device memory on even ranks";
