@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One call on a GPU machine for issue 12's targets (same-node zero-copy): build (sm_90), the GPU
+# tests, then with two ranks and Strider preloaded, each run with STRIDER_SAME_NODE=1 and =0:
+#   - bench/pingpong, TEMPI's 2D objects (target: 1 MiB <= 25 us per half round trip on two GPUs);
+#   - bench/halo at per-rank 256^3, forms (i) isend, (ii) pack, (iii) alltoallw, (iv) expert
+#     (target: (i)-(iii) <= 3x the NVLink+HBM floor);
+#   - with two GPUs, also both ranks on one GPU (CUDA_VISIBLE_DEVICES=0): pingpong 1 KiB (target:
+#     <= 2x one launch + sync).
+# Results under $OUT (default ./gpu-out): ctest-gpu.txt, targets.txt (the log), pingpong_*.csv,
+# halo_*.csv (archived into results.tar.gz past 8 files), extras.tar.gz (build logs).
+# Usage: scripts/gpu-same-node-targets.sh   Env: OUT, TEST_TIMEOUT (s, 300), PINGPONG_ARGS,
+#        HALO_ARGS
+set -uo pipefail
+source "$(dirname "$0")/gpu-build-env.sh"
+log=$OUT/targets.txt
+{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
+gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
+echo "== $gpus GPU(s)" | tee -a "$log"
+gpu_build targets || exit 1
+echo "== built in $((SECONDS - start)) s" | tee -a "$log"
+gpu_tests "$log" 300
+lib=$build/src/libstrider.so
+read -ra pingpong_args <<<"${PINGPONG_ARGS:---budget-ms 800}"
+read -ra halo_args <<<"${HALO_ARGS:---n 256 --iters 5 --forms isend,pack,alltoallw,expert}"
+
+# run NAME TIMEOUT ENV... -- COMMAND...: two ranks under mpirun, the log appended.
+run() {
+  local name=$1 limit=$2
+  shift 2
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
+  shift
+  echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
+  timeout "$limit" mpirun.openmpi --allow-run-as-root -n 2 -x LD_PRELOAD="$lib" "${envs[@]}" "$@" \
+    2>&1 | tail -40 | tee -a "$log"
+}
+
+for mode in 1 0; do
+  tag=$([[ $mode == 1 ]] && echo same_node || echo host)
+  run "pingpong, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode -- \
+    $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_$tag.csv"
+  run "halo, STRIDER_SAME_NODE=$mode" 240 STRIDER_SAME_NODE=$mode -- \
+    $build/bench/strider_bench_halo "${halo_args[@]}" --csv "$OUT/halo_$tag.csv"
+  if ((gpus >= 2)); then
+    run "pingpong on one GPU, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode \
+      CUDA_VISIBLE_DEVICES=0 -- \
+      $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_1gpu_$tag.csv"
+  fi
+done
+tar czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
+# At most 8 files come back: the CSVs go into one archive when there are too many.
+if (($(find "$OUT" -maxdepth 1 -type f | wc -l) > 8)); then
+  (cd "$OUT" && tar czf results.tar.gz ./*.csv && rm -f ./*.csv)
+fi
+echo "== done after $((SECONDS - start)) s" | tee -a "$log"
