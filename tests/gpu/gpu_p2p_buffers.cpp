@@ -97,7 +97,8 @@ bool mixed() {
   if (v == nullptr || std::strcmp(v, "device") == 0 || managed() || async_pool()) return false;
   if (std::strcmp(v, "mixed") != 0) {
     std::fprintf(stderr,
-                 "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed|managed|async): using device\n", v);
+                 "STRIDER_TEST_PLACEMENT=%s unknown (device|mixed|managed|async): using device\n",
+                 v);
     return false;
   }
   return true;
