@@ -45,6 +45,7 @@ struct MemoSlot {
   std::uint64_t owner;  // the Selector's id; 0: empty
   MemoKey key;
   Method choice;
+  std::int8_t offer[kModelledMethods];  // offer_wins against each method: -1 not asked yet
 };
 constexpr std::size_t kMemoWays = 4;
 constexpr std::size_t kMemoSets = 256;  // a power of two
@@ -55,6 +56,20 @@ struct MemoSet {
 thread_local MemoSet t_memo[kMemoSets];
 
 std::atomic<std::uint64_t> g_next_id{1};
+
+// This thread's memo entry for `key` of the selector `owner`, made with `choose()` if there is
+// none.
+template <class Choose>
+MemoSlot& memo(std::uint64_t owner, const MemoKey& key, Choose choose) {
+  MemoSet& set = t_memo[MemoHash{}(key) & (kMemoSets - 1)];
+  for (MemoSlot& slot : set.ways) {
+    if (slot.owner == owner && slot.key == key) return slot;
+  }
+  MemoSlot& slot = set.ways[set.next_victim];  // round robin within the set
+  set.next_victim = (set.next_victim + 1) % kMemoWays;
+  slot = {owner, key, choose(), {-1, -1, -1}};
+  return slot;
+}
 
 }  // namespace
 
@@ -95,15 +110,22 @@ Prediction Selector::predict(const ObjectShape& shape, Placement placement, bool
 }
 
 Method Selector::choose(const ObjectShape& shape, Placement placement, bool aware, bool receive) {
-  const MemoKey key{shape, placement, aware, receive};
-  MemoSet& set = t_memo[MemoHash{}(key) & (kMemoSets - 1)];
-  for (const MemoSlot& slot : set.ways) {
-    if (slot.owner == id_ && slot.key == key) return slot.choice;
+  return memo(id_, {shape, placement, aware, receive},
+              [&] { return model::choose(predict(shape, placement, aware), receive); })
+      .choice;
+}
+
+bool Selector::offer_wins(const ObjectShape& shape, bool aware, bool receive, Method method) {
+  const int m = static_cast<int>(method);
+  if (m < 0 || m >= kModelledMethods)
+    return model::offer_wins(model().data, shape, aware, receive, method);
+  const Placement same = Placement::SameNode;
+  MemoSlot& slot = memo(id_, {shape, same, aware, receive},
+                        [&] { return model::choose(predict(shape, same, aware), receive); });
+  if (slot.offer[m] < 0) {
+    slot.offer[m] = model::offer_wins(model().data, shape, aware, receive, method) ? 1 : 0;
   }
-  const Method choice = model::choose(predict(shape, placement, aware), receive);
-  set.ways[set.next_victim] = {id_, key, choice};  // round robin within the set
-  set.next_victim = (set.next_victim + 1) % kMemoWays;
-  return choice;
+  return slot.offer[m] == 1;
 }
 
 }  // namespace strider::model

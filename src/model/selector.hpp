@@ -35,6 +35,8 @@ class Selector {
   // Memoized per thread in a fixed direct-mapped table (no lock, no allocation); a new
   // Selector starts a new memo.
   Method choose(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware, bool receive);
+  // model::offer_wins (cost_model.hpp), memoized with the same-node choices.
+  bool offer_wins(const ObjectShape& shape, bool mpi_cuda_aware, bool receive, Method method);
 
  private:
   Loader loader_;

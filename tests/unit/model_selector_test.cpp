@@ -410,5 +410,48 @@ TEST(ModelSelector, TwoLiveSelectorsKeepTheirOwnAnswersWhenInterleaved) {
   }
 }
 
+// The offer verdicts (cost_model.hpp offer_wins) share the memo with the choices: on data where
+// device packing of blocks over 256 bytes is 1000 times slower (so offers lose there), the
+// memoized verdict equals the unmemoized one for every side and method, queries interleaved
+// with choices, and both verdicts occur.
+TEST(ModelSelector, OfferVerdictEqualsTheUnmemoizedOneForManyShapes) {
+  PerfData data = Varied();
+  for (PackTable& p : data.pack) {
+    if (p.target != Method::Device) continue;
+    const std::size_t n = p.seconds.columns.size();
+    for (std::size_t r = 0; r < p.seconds.rows.size(); ++r) {
+      if (p.seconds.rows[r] <= 256) continue;
+      for (std::size_t c = 0; c < n; ++c) p.seconds.values[r * n + c] *= 1000;
+    }
+  }
+  Selector selector(LoaderOf(data), nullptr);
+  std::mt19937_64 rng(4242);
+  std::vector<ObjectShape> shapes;
+  for (int i = 0; i < 2000; ++i) {
+    ObjectShape s = RandomShape(rng);
+    if (rng() % 2 == 0 && s.dims > 1) s.block = std::min<std::int64_t>(s.bytes, 1024);
+    shapes.push_back(s);
+  }
+  std::set<bool> seen;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const ObjectShape& s : shapes) {
+      for (bool aware : {false, true}) {
+        for (bool receive : {false, true}) {
+          (void)selector.choose(s, Placement::SameNode, aware, receive);
+          for (Method m : {Method::OneShot, Method::Staged, Method::Device}) {
+            const bool expected = offer_wins(data, s, aware, receive, m);
+            ASSERT_EQ(selector.offer_wins(s, aware, receive, m), expected)
+                << "pass " << pass << " bytes " << s.bytes << " block " << s.block << " stride "
+                << s.stride << " dims " << s.dims;
+            seen.insert(expected);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(seen.size(), 2u)
+      << "the data should make offers win for some objects and lose for others";
+}
+
 }  // namespace
 }  // namespace strider::model

@@ -104,7 +104,7 @@ int fill_landing(const Object& object, MPI_Comm comm, const Claim& claim, std::b
 bool offer_pays(const Object& object, bool receive, Method method) {
   if (!object.gpu || !object.plan->supported) return true;
   const model::ObjectShape shape = model::object_shape(object.plan->shape, object.count);
-  return model::offer_wins(perf_model().model().data, shape, mpi_cuda_aware(), receive, method);
+  return perf_model().offer_wins(shape, mpi_cuda_aware(), receive, method);
 }
 
 // Whether this process can write the landing buffer of `terms` from `object`.
