@@ -89,7 +89,7 @@ void count_method(Method m) {
   }
 }
 
-// Copies `bytes` from a wire buffer (any memory) to host memory.
+// Copies `bytes` from a wire buffer (any memory) to host memory or within that wire buffer.
 bool read_wire(void* dst, const std::byte* src, const transfer::WireBuffer& w, std::size_t bytes,
                std::string& error) {
   if (w.memory != WireMemory::Device) {
@@ -120,12 +120,8 @@ int unpack_partial(const Incoming& in, int full, int rest) {
 // A bounded wire shape's last byte lies past its one-byte hole (wire_shape.hpp): copies the byte
 // at `from` to `to`, next to it.
 int move_hole_byte(const WireBuffer& wire, std::byte* from, std::byte* to, MPI_Comm comm) {
-  if (wire.memory != WireMemory::Device) {
-    *to = *from;
-    return MPI_SUCCESS;
-  }
   std::string error;
-  if (!engine::cuda::copy(to, from, 1, error)) {
+  if (!read_wire(to, from, wire, 1, error)) {
     return report_error(comm, "moving a wire buffer's last byte over its hole", error);
   }
   return MPI_SUCCESS;

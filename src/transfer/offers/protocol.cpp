@@ -30,8 +30,10 @@ struct Protocol {
   bool on = false;      // this process makes and takes offers
   int world_rank = -1;
   NodeBoard board;
-  std::unordered_set<int> unmappable;  // node processes whose landing buffers cannot be mapped
-  std::unordered_set<int> declined;    // world ranks that cannot map this process's
+  // By world rank: processes whose landing buffers this one cannot map, and those that cannot
+  // map this one's.
+  std::unordered_set<int> unmappable;
+  std::unordered_set<int> declined;
 };
 
 Protocol& protocol() {
@@ -67,9 +69,9 @@ Slots my_slots() {
 
 // The landing buffer a claim names, mapped for this process (a device landing is pinned until
 // release_landing). Null where it cannot be mapped: no CUDA IPC between the two processes
-// (containers, GPUs without peer access); the peer is then left out of offers, with one line
-// in the log.
-std::byte* map_landing(int node, const Claim& claim) {
+// (containers, GPUs without peer access); the receiver `receiver` (world rank) is then left out
+// of offers, with one line in the log.
+std::byte* map_landing(int node, int receiver, const Claim& claim) {
   Protocol& p = protocol();
   if (claim.terms.landing == Landing::Board) return p.board.landing(node, claim.index_in_board);
   WireHandle handle;
@@ -78,9 +80,9 @@ std::byte* map_landing(int node, const Claim& claim) {
   std::byte* mapped = import_wire(handle, static_cast<std::size_t>(claim.terms.capacity),
                                   engine::cuda::current_device(), why);
   if (mapped == nullptr) {
-    p.unmappable.insert(node);
+    p.unmappable.insert(receiver);
     runtime::log(LogLevel::Info,
-                 "same-node offers from node process %d off (its messages go by the MPI): %s", node,
+                 "same-node offers to world rank %d off (its messages go by the MPI): %s", receiver,
                  why.c_str());
   }
   return mapped;
@@ -90,12 +92,16 @@ void release_landing(const Claim& claim, std::byte* mapped) {
   if (claim.terms.landing == Landing::Device) unpin_wire(mapped);
 }
 
+// How the GPU engine sees a landing buffer: the board's host memory, or a device wire on
+// `device`.
+runtime::BufferView landing_view(Landing landing, std::byte* data, int device) {
+  return landing == Landing::Board ? wire_view(WireMemory::Host, data, -1, Method::Host)
+                                   : wire_view(WireMemory::Device, data, device, Method::Device);
+}
+
 // Packs the object into the mapped landing buffer; MPI error code.
 int fill_landing(const Object& object, MPI_Comm comm, const Claim& claim, std::byte* mapped) {
-  const auto view =
-      claim.terms.landing == Landing::Board
-          ? wire_view(WireMemory::Host, mapped, -1, Method::Host)
-          : wire_view(WireMemory::Device, mapped, engine::cuda::current_device(), Method::Device);
+  const auto view = landing_view(claim.terms.landing, mapped, engine::cuda::current_device());
   return pack_object(object, mapped, view, HostPacking::Strider, comm);
 }
 
@@ -180,8 +186,9 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
   Protocol& p = protocol();
   const CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
-  const int node = peer_node_rank(l->world_rank(dest));
-  if (node < 0 || p.unmappable.count(node) != 0) return false;
+  const int receiver = l->world_rank(dest);
+  const int node = peer_node_rank(receiver);
+  if (node < 0 || p.unmappable.count(receiver) != 0) return false;
   if (!offer_pays(object, false, method_for(object, false, {comm, dest}))) return false;
   Slots slots = p.board.slots(node);
   const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
@@ -190,7 +197,7 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
     return false;
   }
-  std::byte* mapped = map_landing(node, *claim);
+  std::byte* mapped = map_landing(node, receiver, *claim);
   if (mapped == nullptr) {
     Slots::decline(*claim);  // as data, and the receiver stops offering to this process
     return false;
@@ -317,10 +324,8 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   const int full = static_cast<int>(outcome.bytes / unit);
   rc = MPI_SUCCESS;
   if (full > 0) {
-    const bool device = in.offer.landing == Landing::Device;
-    std::byte* data = device ? in.offer.wire.data() : in.offer.board;
-    const runtime::BufferView view = device ? wire_view(in.offer.wire, Method::Device)
-                                            : wire_view(WireMemory::Host, data, -1, Method::Host);
+    std::byte* data = in.offer.landing == Landing::Device ? in.offer.wire.data() : in.offer.board;
+    const auto view = landing_view(in.offer.landing, data, in.offer.wire.device);
     rc =
         unpack_object(element_range(in.object, 0, full), data, view, HostPacking::Strider, in.comm);
   }
