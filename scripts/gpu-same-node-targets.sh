@@ -5,11 +5,17 @@
 #   - bench/halo at per-rank 256^3, forms (i) isend, (ii) pack, (iii) alltoallw, (iv) expert
 #     (target: (i)-(iii) <= 3x the NVLink+HBM floor);
 #   - with two GPUs, also both ranks on one GPU (CUDA_VISIBLE_DEVICES=0): pingpong 1 KiB (target:
-#     <= 2x one launch + sync).
-# Results under $OUT (default ./gpu-out): ctest-gpu.txt, targets.txt (the log), pingpong_*.csv,
-# halo_*.csv (archived into results.tar.gz past 8 files), extras.tar.gz (build logs).
+#     <= 2x one launch + sync);
+#   - bench/gpu_handoff on one GPU (and on two): what handing GPU work from one process to the
+#     other costs beside one process's launch + sync (the floor under the 1 KiB target);
+#   - strider-measure --quick (MEASURE=0 skips it) into $OUT/perf.json, with its writes into peer
+#     memory over CUDA IPC, and strider-explain's offer verdict from that file.
+# Results under $OUT (default ./gpu-out): ctest-gpu.txt, targets.txt (the log), perf.json,
+# pingpong_*.csv, halo_*.csv, handoff_*.csv (archived into results.tar.gz past 8 files),
+# extras.tar.gz (build logs).
 # Usage: scripts/gpu-same-node-targets.sh   Env: OUT, TEST_TIMEOUT (s, 300), PINGPONG_ARGS,
-#        HALO_ARGS
+#        HALO_ARGS, MEASURE=0 (no strider-measure), BENCH=0 (no pingpong or halo: fits one call
+#        with the tests and the measurement)
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/targets.txt
@@ -35,7 +41,22 @@ run() {
     2>&1 | tail -40 | tee -a "$log"
 }
 
-for mode in 1 0; do
+# The hand-over of GPU work between two processes: on one GPU, and on two where there are two.
+run "gpu_handoff, both ranks on one GPU" 120 CUDA_VISIBLE_DEVICES=0 -- \
+  $build/bench/strider_bench_gpu_handoff --csv "$OUT/handoff_1gpu.csv"
+if ((gpus >= 2)); then
+  run "gpu_handoff, one GPU per rank" 120 -- \
+    $build/bench/strider_bench_gpu_handoff --csv "$OUT/handoff_2gpu.csv"
+fi
+if [[ ${MEASURE:-1} == 1 ]]; then
+  echo "== strider-measure --quick ($((SECONDS - start)) s)" | tee -a "$log"
+  timeout 300 mpirun.openmpi --allow-run-as-root -n 2 $build/tools/strider-measure --quick \
+    --no-progress -o "$OUT/perf.json" 2>&1 | tail -12 | tee -a "$log"
+  STRIDER_MPI_CUDA_AWARE=0 timeout 60 mpirun.openmpi --allow-run-as-root -n 1 \
+    $build/tools/strider-explain --perf-file "$OUT/perf.json" --count 2 --peer same-node \
+    "vector(1024,512,1024,byte)" 2>&1 | tail -12 | tee -a "$log"
+fi
+for mode in $([[ ${BENCH:-1} == 1 ]] && echo 1 0); do
   tag=$([[ $mode == 1 ]] && echo same_node || echo host)
   run "pingpong, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_$tag.csv"

@@ -97,10 +97,20 @@ Prediction predict(const PerfData& data, const ObjectShape& shape, Placement pla
   return p;
 }
 
+double peer_write_seconds(const PerfData& data, double bytes) {
+  const auto it = data.transfers.find(Placement::SameNode);
+  if (it == data.transfers.end() || !it->second.peer_write) return 0;
+  return scaled_at(*it->second.peer_write, std::max(1.0, bytes));
+}
+
 MethodCost predict_offer(const PerfData& data, const ObjectShape& shape) {
   MethodCost offer;
   offer.available = true;
-  offer.send_side = pack_seconds(data, Method::Device, Direction::Pack, shape);
+  // The pack kernel reads the object locally and writes the packed bytes into the peer: bound by
+  // whichever is slower, a local pack or the same bytes written into the peer's memory.
+  offer.send_side = std::max(
+      pack_seconds(data, Method::Device, Direction::Pack, shape),
+      peer_write_seconds(data, static_cast<double>(std::max<std::int64_t>(1, shape.bytes))));
   offer.transfer = transfer_seconds(data, Placement::SameNode, false, 1);
   offer.recv_side = pack_seconds(data, Method::Device, Direction::Unpack, shape);
   return offer;

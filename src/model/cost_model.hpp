@@ -41,11 +41,14 @@ double transfer_seconds(const PerfData& data, Placement placement, bool device, 
 Prediction predict(const PerfData& data, const ObjectShape& shape, Placement placement,
                    bool mpi_cuda_aware);
 
+// A kernel's write of `bytes` contiguous bytes into a same-node peer's GPU memory (the
+// same-node peer_write table); 0 when the file has none.
+double peer_write_seconds(const PerfData& data, double bytes);
 // A same-node offer (docs/same-node-p2p.md): the sender packs straight into the receiver's GPU
 // memory over CUDA IPC, an empty notice travels, the receiver unpacks from its GPU memory. The
-// pack into peer memory is costed as a pack into local GPU memory (strider-measure has no table
-// of peer writes yet: exact for two ranks on one GPU, optimistic across NVLink), the notice as a
-// 1-byte same-node transfer.
+// pack into peer memory costs the slower of a local device pack and peer_write_seconds of the
+// packed bytes (without a peer_write table: a local pack, exact for two ranks on one GPU and
+// optimistic across NVLink); the notice costs a 1-byte same-node transfer.
 MethodCost predict_offer(const PerfData& data, const ObjectShape& shape);
 // Whether an offer costs this side (receive: the receiver's unpack + notice, else the sender's
 // pack + notice) no more than `method` (the side's choice) costs it.

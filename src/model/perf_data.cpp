@@ -45,6 +45,9 @@ std::string validate(const PerfData& data) {
     if (t.device) {
       if (auto e = validate(*t.device, name + " device"); !e.empty()) return e;
     }
+    if (t.peer_write) {
+      if (auto e = validate(*t.peer_write, name + " peer_write"); !e.empty()) return e;
+    }
   }
   std::set<std::pair<Method, Direction>> families;
   for (const PackTable& p : data.pack) {

@@ -62,9 +62,13 @@ struct PackTable {
 };
 
 // Transfers between the two ranks of one placement: half a round trip of a contiguous message.
+// peer_write (same node, where CUDA IPC maps the peer's memory): one kernel copying contiguous
+// bytes from this GPU's memory into the peer's, launch + sync included; what a same-node offer's
+// pack pays beyond a local pack when the peer is another GPU.
 struct TransferTables {
-  Table1D host;                   // pinned host buffers
-  std::optional<Table1D> device;  // GPU buffers, only measured when the MPI is CUDA-aware
+  Table1D host;                       // pinned host buffers
+  std::optional<Table1D> device;      // GPU buffers, only measured when the MPI is CUDA-aware
+  std::optional<Table1D> peer_write;  // absent: not measured, or no CUDA IPC between the ranks
 };
 
 struct PerfData {

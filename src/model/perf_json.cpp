@@ -54,6 +54,7 @@ std::string to_json_text(const PerfData& d) {
   for (const auto& [placement, t] : d.transfers) {
     json entry = {{"host", table_json(t.host)}};
     if (t.device) entry["device"] = table_json(*t.device);
+    if (t.peer_write) entry["peer_write"] = table_json(*t.peer_write);
     transfers[to_string(placement)] = entry;
   }
   json pack = json::array();
@@ -129,8 +130,9 @@ bool from_json_text(const std::string& text, PerfData& out, std::string& error) 
     for (const auto& [name, entry] : j.at("transfers").items()) {
       Placement placement{};
       if (!parse_placement(name, placement)) throw std::invalid_argument("placement " + name);
-      TransferTables t{table_from(entry.at("host")), std::nullopt};
+      TransferTables t{table_from(entry.at("host")), std::nullopt, std::nullopt};
       if (entry.contains("device")) t.device = table_from(entry.at("device"));
+      if (entry.contains("peer_write")) t.peer_write = table_from(entry.at("peer_write"));
       d.transfers[placement] = std::move(t);
     }
     for (const json& p : j.at("pack")) {

@@ -864,6 +864,52 @@ TEST(ModelCostModel, OfferWinsOnlyWhereItsSideIsCheaper) {
   EXPECT_TRUE(offer_wins(d, s, false, true, Method::Device));
 }
 
+// A table of writes into peer memory of `base` seconds plus `bytes / rate`.
+Table1D PeerWrites(double base, double rate) {
+  Table1D t;
+  for (double b : grid::transfer_bytes()) {
+    t.x.push_back(b);
+    t.y.push_back(base + b / rate);
+  }
+  return t;
+}
+
+// With a measured peer_write table the offer's pack costs the slower of the local pack and the
+// writes of its packed bytes into the peer; the notice and the unpack do not change.
+TEST(ModelCostModel, OfferPackIsTheSlowerOfLocalPackAndPeerWrites) {
+  PerfData d = Synthetic();
+  const ObjectShape s = Shape(1024, 1, 2, 2);
+  EXPECT_EQ(peer_write_seconds(d, 1024), 0);  // not measured
+  d.transfers[Placement::SameNode].peer_write = PeerWrites(5e-6, 1e12);
+  EXPECT_TRUE(RelNear(peer_write_seconds(d, 1024), 5e-6 + 1024 / 1e12));
+  EXPECT_TRUE(RelNear(predict_offer(d, s).send_side, 20e-6));  // the local pack is slower
+  d.transfers[Placement::SameNode].peer_write = PeerWrites(50e-6, 1e12);
+  const MethodCost offer = predict_offer(d, s);
+  EXPECT_TRUE(RelNear(offer.send_side, 50e-6 + 1024 / 1e12));  // the peer writes are slower
+  EXPECT_TRUE(RelNear(offer.transfer, 1e-6));
+  EXPECT_TRUE(RelNear(offer.recv_side, 25e-6));
+  // Only the same-node table counts: writes into peer memory do not exist across nodes.
+  d.transfers[Placement::SameNode].peer_write.reset();
+  d.transfers[Placement::Remote].peer_write = PeerWrites(50e-6, 1e12);
+  EXPECT_TRUE(RelNear(predict_offer(d, s).send_side, 20e-6));
+}
+
+// Over a slow link (peer writes at 100 MB/s) a sender of large objects keeps its method while
+// small ones still take the offer; the receiver's verdict does not depend on the link.
+TEST(ModelCostModel, SlowPeerWritesMakeTheSenderKeepItsMethodForLargeObjects) {
+  PerfData d = built_in_defaults();
+  d.transfers[Placement::SameNode].peer_write = PeerWrites(5e-6, 1e8);
+  for (bool aware : {false, true}) {
+    const ObjectShape large = Shape(4 << 20, 1024, 2048, 2);
+    const Prediction p = predict(d, large, Placement::SameNode, aware);
+    EXPECT_FALSE(offer_wins(d, large, aware, false, choose(p, false)));
+    EXPECT_TRUE(offer_wins(d, large, aware, true, choose(p, true)));
+    const ObjectShape small = Shape(64, 4, 8, 2);
+    const Prediction q = predict(d, small, Placement::SameNode, aware);
+    EXPECT_TRUE(offer_wins(d, small, aware, false, choose(q, false)));
+  }
+}
+
 // The built-in defaults (device pack at HBM speed, host paths bounded by the bus) offer and take
 // for every object, whichever method each side would choose: the rule before the model knew
 // offers.

@@ -24,9 +24,9 @@ std::string ReplaceFirst(std::string text, const std::string& from, const std::s
   return text;
 }
 
-// The built-in defaults plus every optional part a measured file has: a device transfer table,
-// LogGOPS samples, and strings that need escaping. Values with long mantissas check that
-// numbers survive the text form bit for bit.
+// The built-in defaults plus every optional part a measured file has: device and peer-write
+// transfer tables, LogGOPS samples, and strings that need escaping. Values with long mantissas
+// check that numbers survive the text form bit for bit.
 PerfData FullData() {
   PerfData d = built_in_defaults();
   d.created = "2025-01-02T03:04:05Z";
@@ -43,6 +43,9 @@ PerfData FullData() {
     device.y.push_back(2.000000000000001e-6 + s / 3e11);
   }
   d.transfers[Placement::SameNode].device = device;
+  Table1D peer = device;
+  for (double& y : peer.y) y *= 0.7;
+  d.transfers[Placement::SameNode].peer_write = peer;
   d.loggops["oneshot"] = {{1, 1.5e-6, 2.5e-6, 1e-6, 6.000000000000001e-6},
                           {1 << 20, 3e-5, 4e-5, 2e-5, 1.1e-4}};
   d.loggops["host"] = {{64, 1e-6, 1e-6, 5e-7, 3e-6}};
@@ -75,6 +78,10 @@ void ExpectSameData(const PerfData& a, const PerfData& b) {
     ASSERT_EQ(t.device.has_value(), u.device.has_value()) << to_string(placement);
     if (t.device)
       ExpectSameTable(*t.device, *u.device, std::string(to_string(placement)) + " device");
+    ASSERT_EQ(t.peer_write.has_value(), u.peer_write.has_value()) << to_string(placement);
+    if (t.peer_write)
+      ExpectSameTable(*t.peer_write, *u.peer_write,
+                      std::string(to_string(placement)) + " peer_write");
   }
   ASSERT_EQ(a.pack.size(), b.pack.size());
   for (std::size_t i = 0; i < a.pack.size(); ++i) {
@@ -132,6 +139,7 @@ TEST(ModelPerfJson, RoundTripOfPlainDefaultsHasNoLoggopsSection) {
   ExpectSameData(original, back);
   EXPECT_TRUE(back.loggops.empty());
   EXPECT_FALSE(back.transfers.at(Placement::SameNode).device.has_value());
+  EXPECT_FALSE(back.transfers.at(Placement::SameNode).peer_write.has_value());
 }
 
 TEST(ModelPerfJson, WritingTwiceGivesTheSameText) {
@@ -244,6 +252,10 @@ TEST(ModelPerfJson, RefusesNegativeOrZeroTimes) {
   d = FullData();
   d.transfers[Placement::SameNode].device->y[1] = -1;
   ExpectRefused(to_json_text(d), "transfers same-node device");
+
+  d = FullData();
+  d.transfers[Placement::SameNode].peer_write->y[2] = 0;
+  ExpectRefused(to_json_text(d), "transfers same-node peer_write");
 
   d = FullData();
   d.launch_sync = -1e-5;

@@ -66,6 +66,11 @@ std::string describe_prediction(const model::LoadedModel& loaded, const plan::Pl
            (receiver ? "the receiver offers" : "the receiver does not offer") + ", " +
            (sender ? "the sender takes it" : "the sender does not take it") +
            (receiver && sender ? "" : " (its side costs more than its method)") + "\n";
+    const bool measured = model::peer_write_seconds(loaded.data, 1) > 0;
+    out += measured ? "the offer's pack into the peer: the slower of a local pack and the measured "
+                      "writes into peer memory\n"
+                    : "the offer's pack into the peer: costed as a local pack (the perf file has "
+                      "no peer writes; strider-measure on one node measures them)\n";
   }
   return out;
 }

@@ -12,6 +12,7 @@
 
 #include "measure/gpu_measure.hpp"
 #include "measure/gpu_object.hpp"
+#include "measure/peer_measure.hpp"
 #include "measure/perf_file.hpp"
 #include "measure/progress.hpp"
 #include "measure/transfer_measure.hpp"
@@ -101,8 +102,10 @@ int measure_machine(const Options& o, int rank) {
   // if both ranks agree: a device ping-pong needs both.
   const bool aware = on_every_rank(transfer::mpi_cuda_aware());
   const model::Placement placement = measure::detect_placement();
+  const bool same_node = placement == model::Placement::SameNode;
   const double total = 1 + measure::copies_weight() + measure::pack_tables_weight() +
                        measure::pingpong_weight() * (aware ? 2 : 1) +
+                       (same_node ? measure::peer_write_weight() : 0) +
                        (o.loggp ? measure::loggops_weight(aware) : 0);
   measure::Progress progress(total, rank == 0 && o.progress);
   const measure::Advance advance = [&](double w, const std::string& what) {
@@ -118,8 +121,10 @@ int measure_machine(const Options& o, int rank) {
     measure::measure_pack_tables(data, limits, advance);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  model::TransferTables transfers{measure::measure_pingpong(false, limits, advance), std::nullopt};
+  model::TransferTables transfers{measure::measure_pingpong(false, limits, advance), std::nullopt,
+                                  std::nullopt};
   if (aware) transfers.device = measure::measure_pingpong(true, limits, advance);
+  if (same_node) transfers.peer_write = measure::measure_peer_write(limits, advance);
   data.transfers[placement] = transfers;
   if (o.loggp) data.loggops = measure::measure_loggops(aware, o.loggp_block, limits, advance);
   progress.finish();
@@ -160,7 +165,9 @@ int main(int argc, char** argv) {
       "Measures this machine for Strider's performance model: pinned copies, launch + sync, GPU\n"
       "pack and unpack times (device memory and mapped host memory) over block lengths 1 B -\n"
       "4 KiB, objects 64 B - 64 MiB, 2D and 3D shapes, two stride ratios, and ping-pongs of\n"
-      "1 B - 64 MiB between the two ranks (host buffers; GPU buffers too on a CUDA-aware MPI).\n"
+      "1 B - 64 MiB between the two ranks (host buffers; GPU buffers too on a CUDA-aware MPI),\n"
+      "and on one node a kernel's writes of 1 B - 64 MiB into the other rank's GPU memory over\n"
+      "CUDA IPC (what a same-node offer's pack pays).\n"
       "Run with exactly two ranks: mpirun -n 2 strider-measure. Ranks on one node measure the\n"
       "same-node transfers, on two nodes the remote ones; both end up in one file.\n"
       "Exit status: 0 written, 1 an error (no GPU, CUDA or MPI failure), 2 a usage error.",

@@ -72,6 +72,10 @@ std::string summarize(const model::PerfData& d) {
         std::snprintf(line, sizeof line, " device %8.1f us", t.device->at(s) * 1e6);
         out << line;
       }
+      if (t.peer_write) {
+        std::snprintf(line, sizeof line, " peer write %8.1f us", t.peer_write->at(s) * 1e6);
+        out << line;
+      }
     }
     out << "\n";
   }
