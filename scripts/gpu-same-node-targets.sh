@@ -14,7 +14,7 @@
 # pingpong_*.csv, halo_*.csv, handoff_*.csv (archived into results.tar.gz past 8 files),
 # extras.tar.gz (build logs).
 # Usage: scripts/gpu-same-node-targets.sh   Env: OUT, TEST_TIMEOUT (s, 300), PINGPONG_ARGS,
-#        HALO_ARGS, MEASURE=0 (no strider-measure), BENCH=0 (no pingpong or halo: fits one call
+#        HALO_ARGS, HALO_DIRECT_ARGS (the run with in-place reads off), MEASURE=0 (no strider-measure), BENCH=0 (no pingpong or halo: fits one call
 #        with the tests and the measurement)
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
@@ -28,6 +28,7 @@ gpu_tests "$log" 300
 lib=$build/src/libstrider.so
 read -ra pingpong_args <<<"${PINGPONG_ARGS:---budget-ms 800}"
 read -ra halo_args <<<"${HALO_ARGS:---n 256 --iters 5 --forms isend,pack,alltoallw,expert}"
+read -ra halo_direct_args <<<"${HALO_DIRECT_ARGS:---n 256 --iters 5 --forms alltoallw,expert}"
 
 # run NAME TIMEOUT ENV... -- COMMAND...: two ranks under mpirun, the log appended.
 run() {
@@ -62,6 +63,12 @@ for mode in $([[ ${BENCH:-1} == 1 ]] && echo 1 0); do
     $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_$tag.csv"
   run "halo, STRIDER_SAME_NODE=$mode" 240 STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_halo "${halo_args[@]}" --csv "$OUT/halo_$tag.csv"
+  if [[ $mode == 1 ]]; then
+    # The same-node collectives with every piece through wires (no in-place reads).
+    run "halo alltoallw, STRIDER_SAME_NODE_DIRECT=0" 240 STRIDER_SAME_NODE=1 \
+      STRIDER_SAME_NODE_DIRECT=0 -- $build/bench/strider_bench_halo "${halo_direct_args[@]}" \
+      --csv "$OUT/halo_wires.csv"
+  fi
   if ((gpus >= 2)); then
     run "pingpong on one GPU, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode \
       CUDA_VISIBLE_DEVICES=0 -- \

@@ -47,6 +47,9 @@ typedef struct strider_stats {
   uint64_t offers_made;  /* receives that offered their sender a landing buffer */
   uint64_t offers_taken; /* sends that packed straight into a receiver's landing buffer */
   uint64_t offers_used;  /* receives unpacked from their landing buffer */
+  /* Same-node collectives (added last: the fields above keep their places). */
+  uint64_t collective_pieces_in_place; /* pieces read straight from the sender's buffer in
+                                          its layout (no pack, no wire) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -216,16 +216,7 @@ std::optional<CanonicalForm> lower(const ir::Node& node, std::size_t max_pieces)
   } catch (const std::length_error&) {
     return std::nullopt;  // more irreducible dims than a strided block holds
   }
-  std::int64_t piece_bytes = 0;
-  for (const StridedBlock& sb : form.pieces) {
-    piece_bytes += sb.packed_bytes();
-    form.layout_bits |= magnitude(sb.offset) | static_cast<std::uint64_t>(sb.block);
-    for (const Dim& d : sb.dims) {
-      form.layout_bits |= magnitude(d.stride);
-      form.max_piece_count = std::max(form.max_piece_count, d.count);
-    }
-  }
-  form.size = piece_bytes * form.repetitions();
+  derive_summaries(form);
   if (form.size == 0) form = CanonicalForm{};
   return form;
 }

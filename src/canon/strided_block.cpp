@@ -67,6 +67,21 @@ std::string to_string(const StridedBlock& sb) {
   return out + "}";
 }
 
+void derive_summaries(CanonicalForm& form) {
+  std::int64_t piece_bytes = 0;
+  form.layout_bits = 0;
+  form.max_piece_count = 0;
+  for (const StridedBlock& sb : form.pieces) {
+    piece_bytes += sb.packed_bytes();
+    form.layout_bits |= magnitude(sb.offset) | static_cast<std::uint64_t>(sb.block);
+    for (const Dim& d : sb.dims) {
+      form.layout_bits |= magnitude(d.stride);
+      form.max_piece_count = std::max(form.max_piece_count, d.count);
+    }
+  }
+  form.size = piece_bytes * form.repetitions();
+}
+
 std::int64_t CanonicalForm::repetitions() const {
   std::int64_t n = 1;
   for (const Dim& d : repeat) n *= d.count;

@@ -107,6 +107,10 @@ struct CanonicalForm {
   }
 };
 
+// Derives a form's size, layout_bits and max_piece_count from its pieces and repeat (what
+// lowering fills in; a form rebuilt from its pieces elsewhere gets them here).
+void derive_summaries(CanonicalForm& form);
+
 std::string to_string(const StridedBlock& sb);
 std::string to_string(const CanonicalForm& form);
 

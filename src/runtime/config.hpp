@@ -36,6 +36,7 @@ struct Config {
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
   Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
   bool same_node = true;                          // STRIDER_SAME_NODE: GPU to GPU on one node
+  bool same_node_direct = true;       // STRIDER_SAME_NODE_DIRECT: collectives read in place
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 

@@ -35,6 +35,7 @@ struct Counters {
   std::atomic<std::uint64_t> collectives_forwarded{0};
   std::atomic<std::uint64_t> persistent_refused{0};
   std::atomic<std::uint64_t> collectives_same_node{0};
+  std::atomic<std::uint64_t> collective_pieces_in_place{0};
   std::atomic<std::uint64_t> offers_made{0};
   std::atomic<std::uint64_t> offers_taken{0};
   std::atomic<std::uint64_t> offers_used{0};

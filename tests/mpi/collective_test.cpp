@@ -73,6 +73,15 @@ class CountsPrinter : public ::testing::Environment {
     } else if (where == "host memory on every rank") {
       EXPECT_EQ(s.collectives_same_node, 0u);
     }
+    // Pieces read in place, straight from the sender's buffer: only out of cudaMalloc memory
+    // (CUDA IPC exports neither managed nor cudaMallocAsync pool memory), unless switched off.
+    const char* direct = std::getenv("STRIDER_SAME_NODE_DIRECT");
+    const bool direct_on = direct == nullptr || std::string(direct) != "0";
+    if (where == "device memory on every rank" && same_node_on && direct_on && one_node()) {
+      EXPECT_GT(s.collective_pieces_in_place, 0u);
+    } else {
+      EXPECT_EQ(s.collective_pieces_in_place, 0u);
+    }
     EXPECT_EQ(s.persistent_refused > 0, persistent_refused_everywhere());
   }
 };
@@ -252,6 +261,54 @@ TEST_F(Coll, Alltoallw) {
       c->keep.insert(c->keep.end(), rtypes.begin(), rtypes.end());
       cases.push_back(std::move(c));
     }
+  });
+}
+
+// Layouts of wide dense blocks (>= 256 bytes: read in place even across GPUs), each pair its
+// own, into fresh buffers every round: memory freed and allocated again (at the same address,
+// often) must never be read through a stale mapping of the old allocation.
+TEST_F(Coll, AlltoallwOfWideBlocksInFreshBuffers) {
+  static const char* const kLayouts[] = {
+      "vector(8,64,128,double)",                        // 512-byte rows every 1 KiB
+      "contiguous(96,int)",                             // 384 contiguous bytes
+      "subarray(C,[6,40,16],[3,20,16],[2,5,0],float)",  // a box of 1280-byte rows
+      "hvector(3,2,1000,vector(2,40,64,int))",          // 160-byte rows, not one strided block
+  };
+  exercise(rounds(4), [&](int round, Cases& cases) {
+    std::vector<TypeRef> stypes, rtypes;
+    std::vector<int> scounts, rcounts, sdispls, rdispls;
+    auto pair_type = [&](int from, int to) {
+      std::mt19937_64 rng(seed_of(31, round, from, to));
+      return make_type(kLayouts[rng() % std::size(kLayouts)]);
+    };
+    for (int j = 0; j < size_; ++j) {
+      stypes.push_back(pair_type(rank_, j));
+      scounts.push_back(1 + static_cast<int>(seed_of(32, round, rank_, j) % 3));
+      rtypes.push_back(make_type("byte"));
+      rcounts.push_back(0);
+    }
+    // Received as bytes: the peer's packed bytes, whatever its layout.
+    for (int j = 0; j < size_; ++j) {
+      const TypeRef theirs = pair_type(j, rank_);
+      rcounts[j] = theirs->size() * (1 + static_cast<int>(seed_of(32, round, j, rank_) % 3));
+    }
+    auto c = std::make_unique<Case>();
+    c->coll = "Alltoallw";
+    c->what = "wide-block layouts in fresh buffers";
+    auto brng = buffer_rng(31, round);
+    c->send = w_buffer(stypes, scounts, brng, &sdispls);
+    c->recv = w_buffer(rtypes, rcounts, brng, &rdispls);
+    std::vector<MPI_Datatype> st, rt;
+    for (const auto& t : stypes) st.push_back(t->get());
+    for (const auto& t : rtypes) rt.push_back(t->get());
+    const MPI_Comm comm = comm_;
+    c->call = [=](Call call, const void* sb, void* rb, MPI_Request* req) -> int {
+      STRIDER_COLL_CALLS(Alltoallw, alltoallw, sb, scounts.data(), sdispls.data(), st.data(), rb,
+                         rcounts.data(), rdispls.data(), rt.data(), comm)
+    };
+    c->keep = stypes;
+    c->keep.insert(c->keep.end(), rtypes.begin(), rtypes.end());
+    cases.push_back(std::move(c));
   });
 }
 

@@ -125,4 +125,18 @@ int current_device() {
   return device;
 }
 
+std::uint64_t device_fingerprint(int device) {
+  cudaDeviceProp prop{};
+  if (device < 0 || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  // FNV-1a over the UUID: equal across processes exactly for the same physical GPU.
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : prop.uuid.bytes) {
+    h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  return h == 0 ? 1 : h;
+}
+
 }  // namespace strider::engine::cuda

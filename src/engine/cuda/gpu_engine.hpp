@@ -81,5 +81,8 @@ bool available();
 int device_count();
 // The calling thread's current GPU (-1 without one).
 int current_device();
+// An identifier of GPU `device` (a hash of its UUID), the same in every process that sees
+// that GPU; 0 without one.
+std::uint64_t device_fingerprint(int device);
 
 }  // namespace strider::engine::cuda

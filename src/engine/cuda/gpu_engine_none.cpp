@@ -45,4 +45,6 @@ int device_count() { return 0; }
 
 int current_device() { return -1; }
 
+std::uint64_t device_fingerprint(int) { return 0; }
+
 }  // namespace strider::engine::cuda

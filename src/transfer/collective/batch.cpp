@@ -87,7 +87,7 @@ int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wi
 }
 
 int unpack_batch_from(const std::vector<Piece>& pieces,
-                      const std::vector<const std::byte*>& sources, const Piece* own_from,
+                      const std::vector<engine::cuda::BatchSide>& sources, const Piece* own_from,
                       const Piece* own_to, int device, MPI_Comm comm) {
   const auto layout = [](const Piece& p) {
     const plan::Plan& plan = *p.object.plan;
@@ -100,8 +100,7 @@ int unpack_batch_from(const std::vector<Piece>& pieces,
     if (p.skip || p.bytes() == 0) continue;
     if (!batch_takes(p))
       return report_error(comm, "GPU unpack", "a piece the GPU batch cannot take");
-    copies.push_back(
-        {{nullptr, 0, nullptr, p.bytes(), const_cast<std::byte*>(sources[i])}, layout(p)});
+    copies.push_back({sources[i], layout(p)});
   }
   if (own_from && own_to && own_from->bytes() > 0) {
     if (!batch_takes(*own_from) || !batch_takes(*own_to)) {

@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "engine/cuda/batch_plan.hpp"
 #include "runtime/memory_kind.hpp"
 #include "transfer/collective/side.hpp"
 
@@ -16,13 +17,13 @@ namespace strider::transfer::collective {
 int pack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm);
 int unpack_batch(const std::vector<Piece>& pieces, const runtime::BufferView& wire, MPI_Comm comm);
 
-// Unpacks each piece from its own packed bytes, `sources[i]` for piece i (a peer's wire mapped
-// into this process), and copies `own_from` into `own_to` when given (a rank's own piece,
-// layout to layout), all by one kernel launch on GPU `device`. Pieces marked skip or empty are
-// left out; every other one, and the own pieces, must be batch_takes() (else an error: the
-// caller checks first).
+// Fills each piece from its source, `sources[i]` for piece i: its packed bytes (a peer's wire
+// mapped into this process: no form) or a peer's buffer in the peer's layout (read in place),
+// and copies `own_from` into `own_to` when given (a rank's own piece, layout to layout), all by
+// one kernel launch on GPU `device`. Pieces marked skip or empty are left out; every other one,
+// and the own pieces, must be batch_takes() (else an error: the caller checks first).
 int unpack_batch_from(const std::vector<Piece>& pieces,
-                      const std::vector<const std::byte*>& sources, const Piece* own_from,
+                      const std::vector<engine::cuda::BatchSide>& sources, const Piece* own_from,
                       const Piece* own_to, int device, MPI_Comm comm);
 
 // Whether the GPU engine's batch can move the piece (bytes in GPU memory, a layout its kernels

@@ -4,10 +4,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/cuda/batch_plan.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/collective/batch.hpp"
+#include "transfer/collective/direct_piece.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_ipc.hpp"
@@ -21,8 +23,14 @@ namespace {
 std::mutex g_keyval_mutex;
 int g_keyval = MPI_KEYVAL_INVALID;
 
+// Whether the communicator's ranks all run on this node with a GPU, and all on one GPU.
+struct Verdict {
+  bool same_node = false;
+  bool one_gpu = false;
+};
+
 int delete_verdict(MPI_Comm, int, void* value, void*) {
-  delete static_cast<bool*>(value);
+  delete static_cast<Verdict*>(value);
   return MPI_SUCCESS;
 }
 
@@ -37,26 +45,34 @@ int keyval() {
 }
 
 // Collective on the first call for `comm`. A duplicate asks again (the null copy function).
-bool same_node_comm(MPI_Comm comm, int size) {
+Verdict same_node_comm(MPI_Comm comm, int size) {
   const int key = keyval();
-  if (key == MPI_KEYVAL_INVALID) return false;  // every rank alike: the MPI refused a key
+  if (key == MPI_KEYVAL_INVALID) return {};  // every rank alike: the MPI refused a key
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, key, &value, &found) == MPI_SUCCESS && found) {
-    return *static_cast<bool*>(value);
+    return *static_cast<Verdict*>(value);
   }
-  int mine = runtime::config().same_node && engine::cuda::device_count() > 0;
+  const bool gpu = runtime::config().same_node && engine::cuda::device_count() > 0;
+  // MIN over {same node, GPU fingerprint, its complement}: all on one node, and the smallest
+  // and (complemented) largest fingerprint, equal when every rank has the same GPU.
+  std::uint64_t mine[3] = {gpu ? 1u : 0u, 0, 0};
+  if (gpu) mine[1] = engine::cuda::device_fingerprint(engine::cuda::current_device());
+  mine[2] = ~mine[1];
   MPI_Comm node = MPI_COMM_NULL;
   int node_size = 0;
   if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
       PMPI_Comm_size(node, &node_size) != MPI_SUCCESS || node_size != size) {
-    mine = 0;
+    mine[0] = 0;
   }
   if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
-  int all = 0;
-  if (PMPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) all = 0;
-  PMPI_Comm_set_attr(comm, key, new bool(all != 0));
-  return all != 0;
+  std::uint64_t all[3] = {0, 0, 0};
+  if (PMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS) all[0] = 0;
+  Verdict verdict;
+  verdict.same_node = all[0] != 0;
+  verdict.one_gpu = verdict.same_node && all[1] != 0 && all[1] == ~all[2];
+  PMPI_Comm_set_attr(comm, key, new Verdict(verdict));
+  return verdict;
 }
 
 // ---- step 2: the record of each piece --------------------------------------------------------
@@ -68,10 +84,13 @@ constexpr std::int32_t kNoSender = -1;
 struct Record {
   std::int32_t ready = 0;   // the sender takes part (1), or not (0)
   std::int32_t sender = 0;  // its rank in the communicator: its own records need no mapping
-  std::int64_t offset = 0;  // of the piece's packed bytes in the sender's wire
+  std::int64_t offset = 0;  // of the piece's packed bytes in the sender's wire (direct: the
+                            // sender's piece index, for its own records)
   std::int64_t bytes = 0;
   std::int64_t wire_bytes = 0;  // the wire's allocation
   WireHandle wire;
+  std::int64_t direct = 0;  // 1: read in place from the sender's buffer, as `layout` says
+  DirectLayout layout;
 };
 
 int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vector<Record>& out,
@@ -104,6 +123,19 @@ int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vecto
 
 // A side Strider can move GPU to GPU: GPU pieces, or none with bytes (nothing to touch).
 bool movable(const Side& side) { return side.bytes() == 0 || (side.gpu() && side.converted()); }
+
+// Whether `piece` is to be read in place rather than through the wire (filling `layout`).
+bool read_in_place(const Piece& piece, bool one_gpu, DirectLayout& layout, std::string& why) {
+  if (!runtime::config().same_node_direct || piece.bytes() == 0 || !piece.object.plan ||
+      !piece.object.plan->form.strided()) {
+    return false;
+  }
+  if (!one_gpu &&
+      piece.object.plan->form.pieces.front().block < DirectPolicy::kMinBlockAcrossGpus) {
+    return false;
+  }
+  return describe_in_place(piece, layout, why);
+}
 
 // Unpins the mappings a call read, once no kernel reads them any more.
 struct Pinned {
@@ -139,9 +171,11 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   int inter = 0, size = 0, me = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
   if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 ||
-      PMPI_Comm_rank(comm, &me) != MPI_SUCCESS || !same_node_comm(comm, size)) {
+      PMPI_Comm_rank(comm, &me) != MPI_SUCCESS) {
     return false;
   }
+  const Verdict verdict = same_node_comm(comm, size);
+  if (!verdict.same_node) return false;
   const int first = shape.source_first, last = first + shape.send_records;
   const auto private_own = [&](int k) { return shape.own_send_private && k == shape.own_send; };
 
@@ -153,24 +187,46 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   WireBuffer wire;
   WireHandle handle;
   int device = -1;
+  bool taking_part = false;
+  std::vector<char> in_place(out.size(), 0);  // send pieces its readers take in place
   std::string why;
   if (source && static_cast<int>(source->pieces().size()) >= last &&
       static_cast<int>(call->recv.pieces().size()) == shape.recv_pieces && movable(*source) &&
       movable(call->recv) && (device = call_device(*source, call->recv)) >= 0) {
-    // The wire holds the pieces it sends at their places in the side's packed layout.
-    std::int64_t end = 1;
+    // Pieces read in place need no wire (not in place: a rank overwrites its receive side while
+    // its peers would still read it); the wire holds the others at their places in the side's
+    // packed layout.
+    std::int64_t end = 0;
     for (int k = first; k < last; ++k) {
       const Piece& piece = source->pieces()[k];
-      if (!private_own(k) && piece.bytes() > 0) end = std::max(end, piece.offset + piece.bytes());
+      if (private_own(k) || piece.bytes() == 0) continue;
+      std::string not_in_place;
+      if (!shape.source_is_recv &&
+          read_in_place(piece, verdict.one_gpu, out[k - first].layout, not_in_place)) {
+        in_place[k - first] = 1;
+        continue;
+      }
+      end = std::max(end, piece.offset + piece.bytes());
     }
-    const auto bytes = static_cast<std::size_t>(end);
-    if (acquire_wire(WireMemory::Device, device, bytes, wire, why) &&
-        export_wire(wire, handle, why)) {
-      const auto wire_bytes = static_cast<std::int64_t>(wire.block.capacity);
+    taking_part = end == 0 || (acquire_wire(WireMemory::Device, device,
+                                            static_cast<std::size_t>(end), wire, why) &&
+                               export_wire(wire, handle, why));
+    if (taking_part) {
+      const auto wire_bytes = wire.data() ? static_cast<std::int64_t>(wire.block.capacity) : 0;
       for (int k = first; k < last; ++k) {
         const Piece& piece = source->pieces()[k];
-        out[k - first] = {1,          me,    piece.offset, private_own(k) ? 0 : piece.bytes(),
-                          wire_bytes, handle};
+        Record& r = out[k - first];
+        r.ready = 1;
+        r.sender = me;
+        r.bytes = private_own(k) ? 0 : piece.bytes();
+        if (in_place[k - first]) {
+          r.direct = 1;
+          r.offset = k;
+        } else {
+          r.offset = piece.offset;
+          r.wire_bytes = wire_bytes;
+          r.wire = handle;
+        }
       }
     } else {
       wire = WireBuffer{};
@@ -180,10 +236,11 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   // leaves the others waiting in the vote.
   const bool exchanged = exchange_records(comm, shape, out, in) == MPI_SUCCESS;
 
-  // Step 3: map the wires, check the sizes, pack.
-  std::vector<const std::byte*> sources(in.size(), nullptr);
+  // Step 3: map the wires and the buffers read in place, check the sizes, pack.
+  std::vector<engine::cuda::BatchSide> sources(in.size());
+  std::vector<canon::CanonicalForm> forms(in.size());  // the in-place layouts (sources point here)
   Pinned pinned;
-  int ready = exchanged && wire.data() != nullptr;
+  int ready = exchanged && taking_part;
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
     if (j == shape.own_recv || r.ready == kNoSender) continue;
@@ -196,6 +253,30 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       break;
     }
     if (r.bytes == 0) continue;
+    if (r.direct) {
+      if (!consistent(r.layout, r.bytes) ||
+          (r.sender == me &&
+           (r.offset < first || r.offset >= last || !in_place[r.offset - first]))) {
+        ready = 0;
+        break;
+      }
+      std::byte* origin = nullptr;
+      if (r.sender == me) {
+        origin = source->pieces()[r.offset].object.view.device;
+      } else {
+        std::byte* base = import_wire(
+            r.layout.allocation, static_cast<std::size_t>(r.layout.allocation_bytes), device, why);
+        if (!base) {
+          ready = 0;
+          break;
+        }
+        pinned.mapped.push_back(base);
+        origin = base + r.layout.origin;
+      }
+      forms[j] = direct_form(r.layout);
+      sources[j] = {&forms[j], r.layout.extent, nullptr, r.layout.count, origin};
+      continue;
+    }
     std::byte* base = wire.data();
     if (r.sender != me) {
       base = import_wire(r.wire, static_cast<std::size_t>(r.wire_bytes), device, why);
@@ -205,17 +286,21 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       }
       pinned.mapped.push_back(base);
     }
-    sources[j] = base + r.offset;
+    if (!base) {
+      ready = 0;
+      break;
+    }
+    sources[j] = {nullptr, 0, nullptr, r.bytes, base + r.offset};
   }
   const bool copy_own = shape.copy_own && shape.own_send >= 0 && shape.own_recv >= 0;
   if (ready && copy_own &&
       call->send.pieces()[shape.own_send].bytes() != call->recv.pieces()[shape.own_recv].bytes()) {
     ready = 0;
   }
-  if (ready) {
+  if (ready && wire.data()) {
     std::vector<Piece> outgoing = source->pieces();
     for (int k = 0; k < static_cast<int>(outgoing.size()); ++k) {
-      outgoing[k].skip = k < first || k >= last || private_own(k);
+      outgoing[k].skip = k < first || k >= last || private_own(k) || in_place[k - first];
     }
     if (pack_batch(outgoing, wire_view(wire, Method::Device), comm) != MPI_SUCCESS) ready = 0;
   }
@@ -228,10 +313,13 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
     return false;
   }
 
-  // Step 4: unpack from the wires, the own piece straight across, in one kernel; the barrier.
+  // Step 4: unpack from the wires and copy the pieces read in place and the own piece, layout
+  // to layout, in one kernel; the barrier, after which no peer reads this rank's memory.
   std::vector<Piece> incoming = call->recv.pieces();
+  std::uint64_t read_in_place_count = 0;
   for (int j = 0; j < static_cast<int>(incoming.size()); ++j) {
     incoming[j].skip = j == shape.own_recv || in[j].ready == kNoSender;
+    if (!incoming[j].skip && in[j].direct && incoming[j].bytes() > 0) ++read_in_place_count;
   }
   const Piece* own_from = copy_own ? &call->send.pieces()[shape.own_send] : nullptr;
   const Piece* own_to = copy_own ? &call->recv.pieces()[shape.own_recv] : nullptr;
@@ -242,6 +330,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   if (rc == MPI_SUCCESS) {
     counters().collectives_served++;
     counters().collectives_same_node++;
+    counters().collective_pieces_in_place += read_in_place_count;
   }
   return true;
 }
