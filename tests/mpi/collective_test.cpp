@@ -50,10 +50,11 @@ class CountsPrinter : public ::testing::Environment {
     // device memory everywhere, and serves nothing when it forwards host memory.
     const strider_stats s = stats();
     std::printf(
-        "[rank %d] collectives served %llu (GPU to GPU on one node %llu), forwarded %llu, "
-        "persistent refused %llu\n",
+        "[rank %d] collectives served %llu (GPU to GPU on one node %llu, pieces read in place "
+        "%llu), forwarded %llu, persistent refused %llu\n",
         world_rank(), static_cast<unsigned long long>(s.collectives_served),
         static_cast<unsigned long long>(s.collectives_same_node),
+        static_cast<unsigned long long>(s.collective_pieces_in_place),
         static_cast<unsigned long long>(s.collectives_forwarded),
         static_cast<unsigned long long>(s.persistent_refused));
     const char* host = std::getenv("STRIDER_COLL_HOST");

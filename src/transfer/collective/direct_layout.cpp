@@ -1,21 +1,9 @@
 #include "transfer/collective/direct_layout.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace strider::transfer::collective {
-namespace {
-
-canon::StridedBlock element_of(const DirectLayout& layout) {
-  canon::StridedBlock sb;
-  sb.offset = layout.offset;
-  sb.block = layout.block;
-  for (std::int64_t k = 0; k < layout.dims; ++k) {
-    sb.dims.push_back({layout.dim[2 * k], layout.dim[2 * k + 1]});
-  }
-  return sb;
-}
-
-}  // namespace
 
 ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
                        std::int64_t count) {
@@ -30,40 +18,107 @@ ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
   return span;
 }
 
-DirectLayout layout_of(const canon::StridedBlock& element, std::int64_t extent,
-                       std::int64_t count) {
-  DirectLayout out;
-  out.offset = element.offset;
-  out.block = element.block;
-  out.dims = static_cast<std::int64_t>(element.dims.size());
-  for (std::size_t k = 0; k < element.dims.size(); ++k) {
-    out.dim[2 * k] = element.dims[k].count;
-    out.dim[2 * k + 1] = element.dims[k].stride;
+std::vector<canon::StridedBlock> flatten(const canon::CanonicalForm& form, std::int64_t extent,
+                                         std::int64_t count, std::size_t max) {
+  std::vector<canon::StridedBlock> out;
+  if (form.pieces.empty() || count <= 0) return out;
+  const std::int64_t reps = form.repetitions();
+  if (reps <= 0 || static_cast<double>(count) * static_cast<double>(reps) *
+                           static_cast<double>(form.pieces.size()) >
+                       static_cast<double>(max)) {
+    return out;
   }
-  out.extent = extent;
-  out.count = count;
+  for (std::int64_t e = 0; e < count; ++e) {
+    for (std::int64_t r = 0; r < reps; ++r) {
+      // The repetition's offset: r's digits over the repeat dims, innermost first.
+      std::int64_t shift = e * extent, rest = r;
+      for (const canon::Dim& d : form.repeat) {
+        shift += (rest % d.count) * d.stride;
+        rest /= d.count;
+      }
+      for (canon::StridedBlock sb : form.pieces) {
+        sb.offset += shift;
+        out.push_back(sb);
+      }
+    }
+  }
   return out;
 }
 
-canon::CanonicalForm direct_form(const DirectLayout& layout) {
-  canon::CanonicalForm form;
-  form.pieces.push_back(element_of(layout));
-  canon::derive_summaries(form);
-  return form;
+std::vector<canon::StridedBlock> split_outermost(const canon::StridedBlock& sb) {
+  if (sb.dims.empty()) return {sb};
+  canon::StridedBlock inner = sb;
+  const canon::Dim outer = inner.dims.back();
+  inner.dims.pop_back();
+  std::vector<canon::StridedBlock> out;
+  for (std::int64_t i = 0; i < outer.count; ++i) {
+    canon::StridedBlock part = inner;
+    part.offset += i * outer.stride;
+    out.push_back(part);
+  }
+  return out;
+}
+
+Segment segment_of(const canon::StridedBlock& sb, std::int64_t allocation) {
+  Segment s;
+  s.offset = sb.offset;
+  s.block = sb.block;
+  s.dims = static_cast<std::int64_t>(sb.dims.size());
+  for (std::size_t k = 0; k < sb.dims.size(); ++k) {
+    s.dim[2 * k] = sb.dims[k].count;
+    s.dim[2 * k + 1] = sb.dims[k].stride;
+  }
+  s.allocation = allocation;
+  return s;
+}
+
+canon::StridedBlock block_of(const Segment& segment) {
+  canon::StridedBlock sb;
+  sb.offset = segment.offset;
+  sb.block = segment.block;
+  for (std::int64_t k = 0; k < segment.dims; ++k) {
+    sb.dims.push_back({segment.dim[2 * k], segment.dim[2 * k + 1]});
+  }
+  return sb;
 }
 
 bool consistent(const DirectLayout& layout, std::int64_t bytes) {
-  if (layout.dims < 0 || layout.dims > static_cast<std::int64_t>(canon::kMaxDims) ||
-      layout.count <= 0 || layout.block <= 0 || layout.allocation_bytes <= 0) {
+  if (layout.segments <= 0 ||
+      layout.segments > static_cast<std::int64_t>(DirectPolicy::kMaxSegments) ||
+      layout.allocations <= 0 ||
+      layout.allocations > static_cast<std::int64_t>(DirectPolicy::kMaxAllocations)) {
     return false;
   }
-  for (std::int64_t k = 0; k < layout.dims; ++k) {
-    if (layout.dim[2 * k] <= 0) return false;
+  std::int64_t total = 0;
+  for (std::int64_t i = 0; i < layout.segments; ++i) {
+    const Segment& s = layout.segment[i];
+    if (s.dims < 0 || s.dims > static_cast<std::int64_t>(canon::kMaxDims) || s.block <= 0 ||
+        s.allocation < 0 || s.allocation >= layout.allocations) {
+      return false;
+    }
+    for (std::int64_t k = 0; k < s.dims; ++k) {
+      if (s.dim[2 * k] <= 0) return false;
+    }
+    const canon::StridedBlock sb = block_of(s);
+    const ByteSpan span = touched_bytes(sb, 0, 1);
+    if (span.lo < 0 || span.hi > layout.allocation[s.allocation].bytes) return false;
+    total += sb.packed_bytes();
   }
-  const canon::StridedBlock element = element_of(layout);
-  if (element.packed_bytes() * layout.count != bytes) return false;
-  const ByteSpan span = touched_bytes(element, layout.extent, layout.count);
-  return layout.origin + span.lo >= 0 && layout.origin + span.hi <= layout.allocation_bytes;
+  return total == bytes;
+}
+
+canon::CanonicalForm reader_form(const DirectLayout& layout, const std::byte* const* bases) {
+  canon::CanonicalForm form;
+  for (std::int64_t i = 0; i < layout.segments; ++i) {
+    canon::StridedBlock sb = block_of(layout.segment[i]);
+    // Mappings are distinct addresses of one process: their distance fits an int64.
+    sb.offset += static_cast<std::int64_t>(
+        reinterpret_cast<std::uintptr_t>(bases[layout.segment[i].allocation]) -
+        reinterpret_cast<std::uintptr_t>(bases[0]));
+    form.pieces.push_back(sb);
+  }
+  canon::derive_summaries(form);
+  return form;
 }
 
 }  // namespace strider::transfer::collective

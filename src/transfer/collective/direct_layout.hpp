@@ -1,37 +1,48 @@
-// A collective's send piece that a same-node reader takes straight from the sender's buffer, in
+// A collective's send piece that a same-node reader takes straight from the sender's buffers, in
 // the sender's layout (no pack kernel, no wire): what the reader needs to know of it, as a
-// fixed-size record the MPI's collective moves as bytes. Only strided layouts fit (one strided
-// block, no repeat: the boxes, faces and columns of halos and transposes); others go through the
+// fixed-size record the MPI's collective moves as bytes. The piece is cut into segments, strided
+// blocks in packed order each inside one cudaMalloc allocation (a halo's slot over several
+// arrays: one segment per array); pieces of more segments or allocations go through the
 // sender's wire. Pure: no MPI, no CUDA.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "canon/strided_block.hpp"
 #include "transfer/wire_ipc.hpp"
 
 namespace strider::transfer::collective {
 
-struct DirectLayout {
-  // The element's strided block (canon::StridedBlock, flattened).
-  std::int64_t offset = 0;
+struct DirectPolicy {
+  static constexpr std::size_t kMaxSegments = 8;     // strided blocks per piece
+  static constexpr std::size_t kMaxAllocations = 8;  // allocations they lie in
+  // Which pieces are read in place: those whose dense blocks all have at least this many bytes,
+  // or any piece when the reader runs on the same GPU. Across GPUs a reader's every access
+  // crosses the link, and pieces of small blocks waste much of each 32-byte sector there (not
+  // measured on two GPUs yet: a wire's contiguous reads are kept for them).
+  static constexpr std::int64_t kMinBlockAcrossGpus = 256;
+};
+
+struct Segment {
+  std::int64_t offset = 0;  // of the strided block's origin from its allocation's base
   std::int64_t block = 0;
   std::int64_t dims = 0;
   std::array<std::int64_t, 2 * canon::kMaxDims> dim{};  // count, stride per dim
-  std::int64_t extent = 0;                              // elements lie `extent` bytes apart
-  std::int64_t count = 0;
-  std::int64_t origin = 0;            // the layout's origin, in bytes from the allocation's base
-  std::int64_t allocation_bytes = 0;  // the allocation's size (its mapping's)
-  WireHandle allocation;              // its CUDA IPC handle
+  std::int64_t allocation = 0;                          // its index in DirectLayout::allocation
 };
 
-// Which pieces are read in place: those whose dense block has at least this many bytes, or any
-// piece when the reader runs on the same GPU. Across GPUs a reader's every access crosses the
-// link, and pieces of small blocks waste much of each 32-byte sector there (not measured on two
-// GPUs yet: a wire's contiguous reads are kept for them).
-struct DirectPolicy {
-  static constexpr std::int64_t kMinBlockAcrossGpus = 256;
+struct SharedAllocation {
+  WireHandle handle;  // CUDA IPC handle of the whole allocation
+  std::int64_t bytes = 0;
+};
+
+struct DirectLayout {
+  std::int64_t segments = 0;
+  std::array<Segment, DirectPolicy::kMaxSegments> segment{};
+  std::int64_t allocations = 0;
+  std::array<SharedAllocation, DirectPolicy::kMaxAllocations> allocation{};
 };
 
 // The byte range [lo, hi) that `count` elements of `element`, `extent` bytes apart, touch, from
@@ -41,12 +52,25 @@ struct ByteSpan {
 };
 ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent, std::int64_t count);
 
-// The layout of `count` elements of `element` (the allocation fields left to the caller).
-DirectLayout layout_of(const canon::StridedBlock& element, std::int64_t extent, std::int64_t count);
-// The reader's copy of the layout's form (one strided piece), summaries derived.
-canon::CanonicalForm direct_form(const DirectLayout& layout);
+// `count` elements of `form`, `extent` bytes apart, as strided blocks in packed order (offsets
+// from the origin): each element's repetitions and pieces in turn. Empty when that takes more
+// than `max` blocks.
+std::vector<canon::StridedBlock> flatten(const canon::CanonicalForm& form, std::int64_t extent,
+                                         std::int64_t count, std::size_t max);
+// `sb` cut along its outermost dim: one block per index of it, in packed order (`sb` itself
+// when it has no dim).
+std::vector<canon::StridedBlock> split_outermost(const canon::StridedBlock& sb);
+
+Segment segment_of(const canon::StridedBlock& sb, std::int64_t allocation);
+canon::StridedBlock block_of(const Segment& segment);
+
 // Whether a received layout may be followed: well formed, holding `bytes` packed bytes, every
-// byte it touches inside the allocation it names.
+// segment inside the allocation it names.
 bool consistent(const DirectLayout& layout, std::int64_t bytes);
+
+// The reader's form of the piece, `bases[a]` the reader's mapping of allocation a: one element
+// whose origin is bases[0] (segments of other allocations lie at their mappings' distance from
+// it), summaries derived.
+canon::CanonicalForm reader_form(const DirectLayout& layout, const std::byte* const* bases);
 
 }  // namespace strider::transfer::collective

@@ -1,36 +1,140 @@
 #include "transfer/collective/direct_piece.hpp"
 
-#include "transfer/memory_export.hpp"
+#include <algorithm>
+#include <list>
+#include <mutex>
 
 namespace strider::transfer::collective {
+namespace {
 
-bool describe_in_place(const Piece& piece, DirectLayout& out, std::string& why) {
+// Cached reader forms of several segments, most recently used first.
+constexpr std::size_t kMaxReaderForms = 64;
+
+struct ReaderForms {
+  std::mutex mutex;
+  std::list<std::shared_ptr<const ReaderForm>> recent;
+};
+
+ReaderForms& reader_forms() {
+  static ReaderForms* r = new ReaderForms;  // never destroyed: tables outlive exit order
+  return *r;
+}
+
+// Cuts the piece's blocks into segments, each inside one exported allocation.
+class Segmenter {
+ public:
+  Segmenter(std::byte* origin, int device, CallExports& exports, DirectLayout& out,
+            AllocationBases& bases)
+      : origin_(origin), device_(device), exports_(exports), out_(out), bases_(bases) {}
+
+  bool add(const canon::StridedBlock& sb, std::string& why) {
+    if (out_.segments == static_cast<std::int64_t>(DirectPolicy::kMaxSegments)) {
+      why = "more segments than a record holds";
+      return false;
+    }
+    const ByteSpan span = touched_bytes(sb, 0, 1);
+    MemoryExport exported;
+    if (!find_export(origin_ + span.lo, exported, why)) return false;
+    const std::int64_t from_base = origin_ - exported.base;
+    if (from_base + span.hi > static_cast<std::int64_t>(exported.bytes)) {
+      if (sb.dims.empty()) {
+        why = "a dense block spanning two allocations";
+        return false;
+      }
+      for (const canon::StridedBlock& part : split_outermost(sb)) {
+        if (!add(part, why)) return false;
+      }
+      return true;
+    }
+    const std::int64_t a = allocation_index(exported);
+    if (a < 0) {
+      why = "more allocations than a record holds";
+      return false;
+    }
+    canon::StridedBlock placed = sb;
+    placed.offset += from_base;
+    out_.segment[out_.segments++] = segment_of(placed, a);
+    return true;
+  }
+
+ private:
+  bool find_export(const std::byte* first, MemoryExport& out, std::string& why) {
+    for (const MemoryExport& e : exports_) {
+      if (first >= e.base && first < e.base + e.bytes) {
+        out = e;
+        return true;
+      }
+    }
+    if (!export_memory(first, device_, out, why)) return false;
+    exports_.push_back(out);
+    return true;
+  }
+
+  std::int64_t allocation_index(const MemoryExport& exported) {
+    for (std::int64_t a = 0; a < out_.allocations; ++a) {
+      if (bases_[a] == exported.base) return a;
+    }
+    if (out_.allocations == static_cast<std::int64_t>(DirectPolicy::kMaxAllocations)) return -1;
+    bases_[out_.allocations] = exported.base;
+    out_.allocation[out_.allocations] = {exported.handle,
+                                         static_cast<std::int64_t>(exported.bytes)};
+    return out_.allocations++;
+  }
+
+  std::byte* origin_;
+  int device_;
+  CallExports& exports_;
+  DirectLayout& out_;
+  AllocationBases& bases_;
+};
+
+}  // namespace
+
+bool describe_in_place(const Piece& piece, CallExports& exports, DirectLayout& out,
+                       AllocationBases& bases, std::string& why) {
   const Object& object = piece.object;
-  if (piece.bytes() <= 0 || !object.plan || !object.gpu || object.view.device == nullptr ||
-      object.view.info.kind != runtime::MemoryKind::Device) {
+  if (piece.bytes() <= 0 || !object.plan || !object.plan->supported || !object.gpu ||
+      object.view.device == nullptr || object.view.info.kind != runtime::MemoryKind::Device) {
     why = "not a piece in device memory";
     return false;
   }
-  const canon::CanonicalForm& form = object.plan->form;
-  if (!object.plan->supported || !form.strided()) {
-    why = "not a strided layout";
+  const auto blocks = flatten(object.plan->form, object.plan->bounds.extent, object.count,
+                              DirectPolicy::kMaxSegments);
+  if (blocks.empty()) {
+    why = "more blocks than a record holds";
     return false;
   }
-  DirectLayout layout = layout_of(form.pieces.front(), object.plan->bounds.extent, object.count);
-  const ByteSpan span = touched_bytes(form.pieces.front(), layout.extent, layout.count);
-  MemoryExport exported;
-  if (!export_memory(object.view.device + span.lo, object.view.info.device, exported, why)) {
-    return false;
+  DirectLayout layout;
+  AllocationBases found{};
+  Segmenter segmenter(object.view.device, object.view.info.device, exports, layout, found);
+  for (const canon::StridedBlock& sb : blocks) {
+    if (!segmenter.add(sb, why)) return false;
   }
-  layout.origin = object.view.device - exported.base;
-  layout.allocation_bytes = static_cast<std::int64_t>(exported.bytes);
-  layout.allocation = exported.handle;
   if (!consistent(layout, piece.bytes())) {
-    why = "a piece reaching outside its allocation";
+    why = "a piece reaching outside its allocations";
     return false;
   }
   out = layout;
+  bases = found;
   return true;
+}
+
+std::shared_ptr<const ReaderForm> reader_form_of(const DirectLayout& layout,
+                                                 const AllocationBases& bases) {
+  auto fresh = std::make_shared<ReaderForm>();
+  fresh->form = reader_form(layout, bases.data());
+  if (layout.segments == 1) return fresh;  // strided: no tables to keep
+  ReaderForms& r = reader_forms();
+  std::lock_guard lock(r.mutex);
+  for (auto it = r.recent.begin(); it != r.recent.end(); ++it) {
+    if ((*it)->form == fresh->form) {
+      r.recent.splice(r.recent.begin(), r.recent, it);
+      return r.recent.front();
+    }
+  }
+  r.recent.push_front(fresh);
+  if (r.recent.size() > kMaxReaderForms) r.recent.pop_back();
+  return fresh;
 }
 
 }  // namespace strider::transfer::collective

@@ -124,17 +124,19 @@ int exchange_records(MPI_Comm comm, const SameNodeShape& shape, const std::vecto
 // A side Strider can move GPU to GPU: GPU pieces, or none with bytes (nothing to touch).
 bool movable(const Side& side) { return side.bytes() == 0 || (side.gpu() && side.converted()); }
 
-// Whether `piece` is to be read in place rather than through the wire (filling `layout`).
-bool read_in_place(const Piece& piece, bool one_gpu, DirectLayout& layout, std::string& why) {
-  if (!runtime::config().same_node_direct || piece.bytes() == 0 || !piece.object.plan ||
-      !piece.object.plan->form.strided()) {
+// Whether `piece` is to be read in place rather than through the wire (filling `layout` and
+// this rank's `bases` of its allocations).
+bool read_in_place(const Piece& piece, bool one_gpu, CallExports& exports, DirectLayout& layout,
+                   AllocationBases& bases, std::string& why) {
+  if (!runtime::config().same_node_direct || piece.bytes() == 0 || !piece.object.plan) {
     return false;
   }
-  if (!one_gpu &&
-      piece.object.plan->form.pieces.front().block < DirectPolicy::kMinBlockAcrossGpus) {
-    return false;
+  if (!one_gpu) {
+    for (const canon::StridedBlock& sb : piece.object.plan->form.pieces) {
+      if (sb.block < DirectPolicy::kMinBlockAcrossGpus) return false;
+    }
   }
-  return describe_in_place(piece, layout, why);
+  return describe_in_place(piece, exports, layout, bases, why);
 }
 
 // Unpins the mappings a call read, once no kernel reads them any more.
@@ -142,6 +144,24 @@ struct Pinned {
   std::vector<const std::byte*> mapped;
   ~Pinned() {
     for (const std::byte* m : mapped) unpin_wire(m);
+  }
+};
+
+// The peers' allocations a call maps, each pinned once per call however many pieces lie in it.
+struct Imported {
+  std::vector<std::pair<WireHandle, std::byte*>> mapped;
+
+  std::byte* map(const WireHandle& handle, std::int64_t bytes, int device, Pinned& pinned,
+                 std::string& why) {
+    for (const auto& [h, base] : mapped) {
+      if (h.bytes == handle.bytes) return base;
+    }
+    std::byte* base = import_wire(handle, static_cast<std::size_t>(bytes), device, why);
+    if (base) {
+      pinned.mapped.push_back(base);
+      mapped.emplace_back(handle, base);
+    }
+    return base;
   }
 };
 
@@ -188,7 +208,8 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   WireHandle handle;
   int device = -1;
   bool taking_part = false;
-  std::vector<char> in_place(out.size(), 0);  // send pieces its readers take in place
+  std::vector<char> in_place(out.size(), 0);           // send pieces its readers take in place
+  std::vector<AllocationBases> own_bases(out.size());  // their allocations, as this rank sees them
   std::string why;
   if (source && static_cast<int>(source->pieces().size()) >= last &&
       static_cast<int>(call->recv.pieces().size()) == shape.recv_pieces && movable(*source) &&
@@ -197,12 +218,14 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
     // its peers would still read it); the wire holds the others at their places in the side's
     // packed layout.
     std::int64_t end = 0;
+    CallExports exports;
     for (int k = first; k < last; ++k) {
       const Piece& piece = source->pieces()[k];
       if (private_own(k) || piece.bytes() == 0) continue;
       std::string not_in_place;
       if (!shape.source_is_recv &&
-          read_in_place(piece, verdict.one_gpu, out[k - first].layout, not_in_place)) {
+          read_in_place(piece, verdict.one_gpu, exports, out[k - first].layout,
+                        own_bases[k - first], not_in_place)) {
         in_place[k - first] = 1;
         continue;
       }
@@ -238,8 +261,10 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
 
   // Step 3: map the wires and the buffers read in place, check the sizes, pack.
   std::vector<engine::cuda::BatchSide> sources(in.size());
-  std::vector<canon::CanonicalForm> forms(in.size());  // the in-place layouts (sources point here)
+  // The reader forms of the pieces read in place (sources point into them).
+  std::vector<std::shared_ptr<const ReaderForm>> forms(in.size());
   Pinned pinned;
+  Imported imported;
   int ready = exchanged && taking_part;
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
@@ -260,32 +285,23 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
         ready = 0;
         break;
       }
-      std::byte* origin = nullptr;
+      AllocationBases bases{};
       if (r.sender == me) {
-        origin = source->pieces()[r.offset].object.view.device;
+        bases = own_bases[r.offset - first];
       } else {
-        std::byte* base = import_wire(
-            r.layout.allocation, static_cast<std::size_t>(r.layout.allocation_bytes), device, why);
-        if (!base) {
-          ready = 0;
-          break;
+        for (std::int64_t a = 0; a < r.layout.allocations && ready; ++a) {
+          const SharedAllocation& shared = r.layout.allocation[a];
+          bases[a] = imported.map(shared.handle, shared.bytes, device, pinned, why);
+          if (!bases[a]) ready = 0;
         }
-        pinned.mapped.push_back(base);
-        origin = base + r.layout.origin;
+        if (!ready) break;
       }
-      forms[j] = direct_form(r.layout);
-      sources[j] = {&forms[j], r.layout.extent, nullptr, r.layout.count, origin};
+      forms[j] = reader_form_of(r.layout, bases);
+      sources[j] = {&forms[j]->form, 0, &forms[j]->state, 1, const_cast<std::byte*>(bases[0])};
       continue;
     }
     std::byte* base = wire.data();
-    if (r.sender != me) {
-      base = import_wire(r.wire, static_cast<std::size_t>(r.wire_bytes), device, why);
-      if (!base) {
-        ready = 0;
-        break;
-      }
-      pinned.mapped.push_back(base);
-    }
+    if (r.sender != me) base = imported.map(r.wire, r.wire_bytes, device, pinned, why);
     if (!base) {
       ready = 0;
       break;

@@ -10,14 +10,17 @@
 //      nothing more is ever asked on it. (STRIDER_SAME_NODE=0, the same on every rank: never.)
 //   2. The MPI's own collective of the call's shape moves one small record per piece (MPI_BYTE):
 //      whether the sender can take part, its rank, its wire's IPC handle, and the piece's
-//      offset and packed bytes in that wire. The MPI's matching thus puts into each receive
+//      offset and packed bytes in that wire; or, for a piece read in place (direct_layout.hpp),
+//      its segments in the sender's layout and its allocations' IPC handles (that piece is not
+//      packed). The MPI's matching thus puts into each receive
 //      slot the record of the piece the MPI would have delivered there, repeated and self
 //      neighbours included.
 //   3. Each rank maps the wires its records name, checks that every piece it receives has the
 //      bytes it expects, and packs its own wire. MPI_Allreduce(MIN) of that: all ready, or every
 //      rank takes the packed path (where the MPI reports a size mismatch as it would).
-//   4. Each rank unpacks from the mapped wires (and copies an all-to-all's own piece layout to
-//      layout) in one kernel; then MPI_Barrier, after which no peer reads its wire any more.
+//   4. Each rank unpacks from the mapped wires, copies the pieces read in place from the
+//      senders' layouts into its own (and an all-to-all's own piece layout to layout) in one
+//      kernel; then MPI_Barrier, after which no peer reads its wire or its buffers any more.
 // Nonblocking forms and intercommunicators take the packed path: a nonblocking call may not
 // wait for its peers.
 #pragma once
