@@ -17,6 +17,18 @@ std::string cuda_error_text(const char* what, cudaError_t rc) {
   return std::string(what) + ": " + cudaGetErrorName(rc) + " (" + cudaGetErrorString(rc) + ")";
 }
 
+void* driver_function(const char* name) {
+  void* fn = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) !=
+          cudaSuccess ||
+      found != cudaDriverEntryPointSuccess) {
+    (void)cudaGetLastError();
+    return nullptr;
+  }
+  return fn;
+}
+
 DeviceContext* DeviceContext::get(int device, std::string& error) {
   if (device < 0 || device >= kMaxDevices) {
     error = "no such device " + std::to_string(device);

@@ -89,4 +89,12 @@ class DeviceGuard {
 // "what: cudaErrorX (description)" for logs and error messages.
 std::string cuda_error_text(const char* what, cudaError_t rc);
 
+// A CUDA driver function reached through the runtime (so libstrider does not link libcuda,
+// which machines without a GPU driver lack): null when the driver lacks it.
+void* driver_function(const char* name);
+template <class Fn>
+Fn driver_entry_point(const char* name) {
+  return reinterpret_cast<Fn>(driver_function(name));
+}
+
 }  // namespace strider::runtime

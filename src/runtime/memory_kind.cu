@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "runtime/device_context.hpp"
 #include "runtime/log.hpp"
 #include "runtime/memory_kind.hpp"
 
@@ -24,8 +25,7 @@ bool no_gpu_here(cudaError_t rc) {
          rc == cudaErrorInitializationError || rc == cudaErrorCompatNotSupportedOnDevice;
 }
 
-// The driver's context queries, reached through the runtime so libstrider does not link libcuda
-// (which machines without a GPU driver lack).
+// The driver's context queries (driver_entry_point: libstrider does not link libcuda).
 struct ContextProbe {
   using GetCurrent = CUresult (*)(CUcontext*);
   using PrimaryState = CUresult (*)(CUdevice, unsigned int*, int*);
@@ -41,22 +41,9 @@ struct ContextProbe {
       devices = 0;
       return;
     }
-    get_current = entry_point<GetCurrent>("cuCtxGetCurrent");
-    primary_state = entry_point<PrimaryState>("cuDevicePrimaryCtxGetState");
-    device_get = entry_point<DeviceGet>("cuDeviceGet");
-  }
-
-  template <class Fn>
-  static Fn entry_point(const char* name) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return reinterpret_cast<Fn>(fn);
+    get_current = driver_entry_point<GetCurrent>("cuCtxGetCurrent");
+    primary_state = driver_entry_point<PrimaryState>("cuDevicePrimaryCtxGetState");
+    device_get = driver_entry_point<DeviceGet>("cuDeviceGet");
   }
 
   // True when a context exists (or the probe cannot tell, to stay on the safe side).
@@ -105,7 +92,7 @@ bool gpu_memory_possible() {
 // empty values, not an error, for memory CUDA does not know.
 struct DriverQuery {
   using GetAttributes = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
-  GetAttributes get = ContextProbe::entry_point<GetAttributes>("cuPointerGetAttributes");
+  GetAttributes get = driver_entry_point<GetAttributes>("cuPointerGetAttributes");
 
   std::optional<PointerInfo> classify(const void* p) const {
     if (get == nullptr) return std::nullopt;

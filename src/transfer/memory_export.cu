@@ -14,25 +14,13 @@ namespace {
 // Exports kept; past this many the cache starts again (a stale entry is never wrong, only kept).
 constexpr std::size_t kMaxExports = 256;
 
-// The driver's queries, reached through the runtime so libstrider does not link libcuda.
+// The driver's queries (driver_entry_point: libstrider does not link libcuda).
 struct Driver {
   using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
   using PointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
-  AddressRange address_range = entry<AddressRange>("cuMemGetAddressRange");
-  PointerAttribute attribute = entry<PointerAttribute>("cuPointerGetAttribute");
-
-  template <class Fn>
-  static Fn entry(const char* name) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess) {
-      (void)cudaGetLastError();
-      return nullptr;
-    }
-    return reinterpret_cast<Fn>(fn);
-  }
+  AddressRange address_range = runtime::driver_entry_point<AddressRange>("cuMemGetAddressRange");
+  PointerAttribute attribute =
+      runtime::driver_entry_point<PointerAttribute>("cuPointerGetAttribute");
 };
 
 struct Cached {

@@ -1,7 +1,10 @@
 // Device wire buffers shared between processes of one node (CUDA IPC): a rank exports the wire
-// it packed, its peers map it and read their pieces straight from it, GPU to GPU. Only Strider's
-// own wires are exported: each is one cudaMalloc allocation (its own base), and the pool tells
-// this file when it frees one, so an export never outlives its allocation.
+// it packed, its peers map it and read their pieces straight from it, GPU to GPU. Wires are
+// Strider's own: each is one cudaMalloc allocation (its own base), and the pool tells this file
+// when it frees one, so an export never outlives its allocation. import_wire also maps the
+// application's allocations that same-node collectives read in place (memory_export.hpp): those
+// the application may free while a peer still has them mapped; the driver then keeps the
+// memory until the peer's cache closes the mapping (at most 64 mappings and 4 GiB per process).
 #pragma once
 
 #include <array>

@@ -64,6 +64,11 @@ Outcome unpack_batch(const runtime::BufferView& packed, std::int64_t packed_byte
 Outcome copy_batch(Span<const BatchCopy> copies, int device, const Policy& policy,
                    std::string& error);
 
+// Waits until the work the application queued on GPU `device`'s legacy default stream is done
+// (what a kernel on Strider's stream would be ordered after): before other processes read this
+// process's memory in place, since their kernels are not ordered after it. Synchronous.
+Outcome settle_default_stream(int device, std::string& error);
+
 // Copies `count_from` elements of one layout at `from_view` into `count_to` elements of another
 // at `to_view` (equal packed bytes; else Failed), both in GPU memory (the GPU holding `to_view`,
 // `from_view` on it or on a peer it can reach), with one kernel and no packed buffer. Waits.

@@ -240,6 +240,12 @@ Outcome copy_batch(Span<const BatchCopy> copies, int device, const Policy& polic
   });
 }
 
+Outcome settle_default_stream(int device, std::string& error) {
+  return on_device(device, error, [&](DeviceContext& ctx) {
+    return outcome_of(ctx.wait(), "waiting for the default stream", error);
+  });
+}
+
 Outcome copy_layout(const Layout& from, std::int64_t count_from, const BufferView& from_view,
                     const Layout& to, std::int64_t count_to, const BufferView& to_view,
                     const Policy& policy, std::string& error) {

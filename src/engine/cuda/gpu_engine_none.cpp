@@ -29,6 +29,8 @@ Outcome copy_batch(Span<const BatchCopy>, int, const Policy&, std::string&) {
   return Outcome::Fallback;
 }
 
+Outcome settle_default_stream(int, std::string&) { return Outcome::Fallback; }
+
 Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
                     std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
   return Outcome::Fallback;

@@ -41,6 +41,11 @@ class Segmenter {
         why = "a dense block spanning two allocations";
         return false;
       }
+      if (sb.dims.back().count >
+          static_cast<std::int64_t>(DirectPolicy::kMaxSegments) - out_.segments) {
+        why = "more segments than a record holds";
+        return false;
+      }
       for (const canon::StridedBlock& part : split_outermost(sb)) {
         if (!add(part, why)) return false;
       }

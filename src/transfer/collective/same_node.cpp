@@ -1,5 +1,6 @@
 #include "transfer/collective/same_node.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -84,12 +85,12 @@ constexpr std::int32_t kNoSender = -1;
 struct Record {
   std::int32_t ready = 0;   // the sender takes part (1), or not (0)
   std::int32_t sender = 0;  // its rank in the communicator: its own records need no mapping
-  std::int64_t offset = 0;  // of the piece's packed bytes in the sender's wire (direct: the
-                            // sender's piece index, for its own records)
+  std::int64_t offset = 0;  // of the piece's packed bytes in the sender's wire
   std::int64_t bytes = 0;
   std::int64_t wire_bytes = 0;  // the wire's allocation
   WireHandle wire;
-  std::int64_t direct = 0;  // 1: read in place from the sender's buffer, as `layout` says
+  std::int64_t direct = 0;     // 1: read in place from the sender's buffer, as `layout` says
+  std::int64_t own_piece = 0;  // direct: the sender's piece index (for its own records)
   DirectLayout layout;
 };
 
@@ -229,11 +230,22 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
         in_place[k - first] = 1;
         continue;
       }
+      if (!not_in_place.empty()) {
+        runtime::log(runtime::LogLevel::Debug,
+                     "same-node collective: piece %d through the wire: %s", k,
+                     not_in_place.c_str());
+      }
       end = std::max(end, piece.offset + piece.bytes());
     }
     taking_part = end == 0 || (acquire_wire(WireMemory::Device, device,
                                             static_cast<std::size_t>(end), wire, why) &&
                                export_wire(wire, handle, why));
+    // Pieces read in place hold what the application queued on the default stream only once
+    // that work is done: a pack would have been ordered after it, a peer's kernel is not.
+    if (taking_part && std::find(in_place.begin(), in_place.end(), 1) != in_place.end() &&
+        engine::cuda::settle_default_stream(device, why) != engine::cuda::Outcome::Done) {
+      taking_part = false;
+    }
     if (taking_part) {
       const auto wire_bytes = wire.data() ? static_cast<std::int64_t>(wire.block.capacity) : 0;
       for (int k = first; k < last; ++k) {
@@ -244,7 +256,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
         r.bytes = private_own(k) ? 0 : piece.bytes();
         if (in_place[k - first]) {
           r.direct = 1;
-          r.offset = k;
+          r.own_piece = k;
         } else {
           r.offset = piece.offset;
           r.wire_bytes = wire_bytes;
@@ -281,13 +293,13 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
     if (r.direct) {
       if (!consistent(r.layout, r.bytes) ||
           (r.sender == me &&
-           (r.offset < first || r.offset >= last || !in_place[r.offset - first]))) {
+           (r.own_piece < first || r.own_piece >= last || !in_place[r.own_piece - first]))) {
         ready = 0;
         break;
       }
       AllocationBases bases{};
       if (r.sender == me) {
-        bases = own_bases[r.offset - first];
+        bases = own_bases[r.own_piece - first];
       } else {
         for (std::int64_t a = 0; a < r.layout.allocations && ready; ++a) {
           const SharedAllocation& shared = r.layout.allocation[a];
