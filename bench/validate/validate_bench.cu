@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "../common/cuda_check.hpp"
+#include "../common/mpi_check.hpp"
 #include "../common/mpi_name.hpp"
 #include "../common/stats_diff.hpp"
 #include "strider/strider.h"
@@ -43,20 +44,6 @@
 namespace {
 
 using strider::bench::kMpiName;
-
-// MPI's default handler already aborts on errors; this also covers a communicator or an MPI
-// configured to return them.
-#define MPI_CHECK(call)                                                         \
-  do {                                                                          \
-    const int rc_ = (call);                                                     \
-    if (rc_ != MPI_SUCCESS) {                                                   \
-      char msg_[MPI_MAX_ERROR_STRING] = {};                                     \
-      int len_ = 0;                                                             \
-      MPI_Error_string(rc_, msg_, &len_);                                       \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, msg_); \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
-    }                                                                           \
-  } while (0)
 
 constexpr int kTag = 11;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
