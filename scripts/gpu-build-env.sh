@@ -29,3 +29,14 @@ gpu_tests() {
   echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$1"
   grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$1"
 }
+
+# start_mps: an MPS control daemon for the rest of the script (pipes in /tmp, log under
+# $OUT/extras/mps, stopped at exit): processes sharing a GPU then share one MPS server instead
+# of time-slicing their contexts. MPS is a system setting Strider never makes; the scripts use
+# it to measure that deployment.
+start_mps() {
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/strider-mps-pipe CUDA_MPS_LOG_DIRECTORY=$OUT/extras/mps
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d || { echo "nvidia-cuda-mps-control -d failed"; return 1; }
+  trap 'echo quit | nvidia-cuda-mps-control' EXIT
+}

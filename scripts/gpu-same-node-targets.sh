@@ -10,12 +10,17 @@
 #     other costs beside one process's launch + sync (the floor under the 1 KiB target);
 #   - strider-measure --quick (MEASURE=0 skips it) into $OUT/perf.json, with its writes into peer
 #     memory over CUDA IPC, and strider-explain's offer verdict from that file.
+# With MPS=1 everything after the GPU tests runs under an MPS control daemon (the processes
+# sharing a GPU share one MPS server instead of time-slicing it), first the point-to-point GPU
+# tests again (ctest-mps.txt); the same-node pingpong then runs twice, with offers written in
+# place and with STRIDER_SAME_NODE_DIRECT=0 (landing buffers: pingpong_landing.csv).
 # Results under $OUT (default ./gpu-out): ctest-gpu.txt, targets.txt (the log), perf.json,
 # pingpong_*.csv, halo_*.csv, handoff_*.csv (archived into results.tar.gz past 8 files),
 # extras.tar.gz (build logs).
 # Usage: scripts/gpu-same-node-targets.sh   Env: OUT, TEST_TIMEOUT (s, 300), PINGPONG_ARGS,
-#        HALO_ARGS, HALO_DIRECT_ARGS (the run with in-place reads off), MEASURE=0 (no strider-measure), BENCH=0 (no pingpong or halo: fits one call
-#        with the tests and the measurement)
+#        HALO_ARGS, HALO_DIRECT_ARGS (the run with in-place reads off), MEASURE=0 (no
+#        strider-measure), BENCH=0 (no pingpong or halo: fits one call with the tests and the
+#        measurement), HOST=0 (no runs with STRIDER_SAME_NODE=0), MPS=1
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/targets.txt
@@ -25,6 +30,13 @@ echo "== $gpus GPU(s)" | tee -a "$log"
 gpu_build targets || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
 gpu_tests "$log" 300
+if [[ ${MPS:-0} == 1 ]]; then
+  start_mps || exit 1
+  echo "== MPS on: the point-to-point GPU tests again ($((SECONDS - start)) s)" | tee -a "$log"
+  timeout 200 ctest --test-dir $build -R "^gpu_(p2p|in_place_write)" --output-on-failure -j 2 \
+    >"$OUT/ctest-mps.txt" 2>&1
+  grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-mps.txt" | tail -20 | tee -a "$log"
+fi
 lib=$build/src/libstrider.so
 read -ra pingpong_args <<<"${PINGPONG_ARGS:---budget-ms 800}"
 read -ra halo_args <<<"${HALO_ARGS:---n 256 --iters 5 --forms isend,pack,alltoallw,expert}"
@@ -57,14 +69,17 @@ if [[ ${MEASURE:-1} == 1 ]]; then
     $build/tools/strider-explain --perf-file "$OUT/perf.json" --count 2 --peer same-node \
     "vector(1024,512,1024,byte)" 2>&1 | tail -12 | tee -a "$log"
 fi
-for mode in $([[ ${BENCH:-1} == 1 ]] && echo 1 0); do
+for mode in $([[ ${BENCH:-1} == 1 ]] && echo 1 && [[ ${HOST:-1} == 1 ]] && echo 0); do
   tag=$([[ $mode == 1 ]] && echo same_node || echo host)
   run "pingpong, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_$tag.csv"
   run "halo, STRIDER_SAME_NODE=$mode" 240 STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_halo "${halo_args[@]}" --csv "$OUT/halo_$tag.csv"
   if [[ $mode == 1 ]]; then
-    # The same-node collectives with every piece through wires (no in-place reads).
+    # Offers through landing buffers (no writes in place), and the same-node collectives with
+    # every piece through wires (no in-place reads).
+    run "pingpong, STRIDER_SAME_NODE_DIRECT=0" 200 STRIDER_SAME_NODE=1 STRIDER_SAME_NODE_DIRECT=0 \
+      -- $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_landing.csv"
     run "halo alltoallw, STRIDER_SAME_NODE_DIRECT=0" 240 STRIDER_SAME_NODE=1 \
       STRIDER_SAME_NODE_DIRECT=0 -- $build/bench/strider_bench_halo "${halo_direct_args[@]}" \
       --csv "$OUT/halo_wires.csv"

@@ -45,11 +45,13 @@ typedef struct strider_stats {
   uint64_t collectives_same_node; /* of those served, moved GPU to GPU (no host memory) */
   /* Same-node point-to-point offers (docs/same-node-p2p.md). */
   uint64_t offers_made;  /* receives that offered their sender a landing buffer */
-  uint64_t offers_taken; /* sends that packed straight into a receiver's landing buffer */
-  uint64_t offers_used;  /* receives unpacked from their landing buffer */
-  /* Same-node collectives (added last: the fields above keep their places). */
+  uint64_t offers_taken; /* sends that wrote a receiver's landing or receive buffer itself */
+  uint64_t offers_used;  /* receives whose data came by their offer */
+  /* Added later (the fields above keep their places). */
   uint64_t collective_pieces_in_place; /* pieces read straight from the sender's buffer in
                                           its layout (no pack, no wire) */
+  uint64_t offers_in_place; /* of offers_used, receives the sender wrote straight into, in the
+                               receiver's layout (no landing buffer, no unpack) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

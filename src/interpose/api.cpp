@@ -49,6 +49,7 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->persistent_refused = c.persistent_refused.load();
   out->collectives_same_node = c.collectives_same_node.load();
   out->collective_pieces_in_place = c.collective_pieces_in_place.load();
+  out->offers_in_place = c.offers_in_place.load();
   out->offers_made = c.offers_made.load();
   out->offers_taken = c.offers_taken.load();
   out->offers_used = c.offers_used.load();

@@ -403,17 +403,30 @@ TEST(P2POffers, RandomSchedulesKeepMpiMatching) {
   set_p2p_host(false);
   if (!strider_loaded()) return;
   const strider_stats after = stats();
-  std::printf("rank %d: offers made %llu, taken %llu, used %llu (%ld, %ld, %ld by communicator)\n",
-              world_rank(), static_cast<unsigned long long>(after.offers_made - before.offers_made),
-              static_cast<unsigned long long>(after.offers_taken - before.offers_taken),
-              static_cast<unsigned long long>(after.offers_used - before.offers_used),
-              used_by_kind[0], used_by_kind[1], used_by_kind[2]);
+  const long in_place = static_cast<long>(after.offers_in_place - before.offers_in_place);
+  std::printf(
+      "rank %d: offers made %llu, taken %llu, used %llu (%ld, %ld, %ld by communicator), %ld of "
+      "them written in place\n",
+      world_rank(), static_cast<unsigned long long>(after.offers_made - before.offers_made),
+      static_cast<unsigned long long>(after.offers_taken - before.offers_taken),
+      static_cast<unsigned long long>(after.offers_used - before.offers_used), used_by_kind[0],
+      used_by_kind[1], used_by_kind[2], in_place);
   // With receives posted before every send in half the rounds, offers are certain to be made
   // and used on a node of two or more processes (unless turned off), on every communicator.
   const char* same_node = std::getenv("STRIDER_SAME_NODE");
   const bool on = same_node == nullptr || std::string(same_node) != "0";
   long total[kKinds] = {};
   MPI_Allreduce(used_by_kind, total, kKinds, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  // Receives of exactly the message's size in cudaMalloc memory are written in place by their
+  // senders (STRIDER_TEST_EXPECT_IN_PLACE=1); never in memory CUDA IPC does not export (=0).
+  long in_place_total = 0;
+  MPI_Allreduce(&in_place, &in_place_total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  const long expect_in_place = env_long("STRIDER_TEST_EXPECT_IN_PLACE", -1);
+  if (expect_in_place == 1 && on && world_size() > 1) {
+    EXPECT_GT(in_place_total, 0) << "no receive was written in place";
+  } else if (expect_in_place == 0) {
+    EXPECT_EQ(in_place_total, 0);
+  }
   for (int kind = 0; kind < kKinds && rounds >= 2 * kKinds; ++kind) {
     // (STRIDER_TEST_EXPECT_OFFERS=0 where no two ranks hold managed buffers: GPU "mixed".)
     if (on && world_size() > 1 && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0) {

@@ -1,8 +1,8 @@
-// The in-place read record of same-node collectives (transfer/collective/direct_layout.hpp),
+// The in-place read record of same-node collectives (transfer/direct_layout.hpp),
 // against byte-by-byte walks of random layouts: the bytes a layout touches; a piece flattened
 // into blocks and blocks cut along their outer dim keep every packed byte's address in order;
 // the reader's form puts each segment at its mapping; the checks a received record passes.
-#include "transfer/collective/direct_layout.hpp"
+#include "transfer/direct_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-namespace strider::transfer::collective {
+namespace strider::transfer {
 namespace {
 
 canon::StridedBlock random_block(std::mt19937_64& rng) {
@@ -105,6 +105,25 @@ TEST(DirectLayout, FlattenedBlocksKeepEveryPackedByteInOrder) {
   }
 }
 
+// Many elements of a one-piece form (a vector, a subarray) are one block: a point-to-point
+// receive of count elements is written in place as one segment.
+TEST(DirectLayout, ElementsOfAOnePieceFormFoldIntoOneBlock) {
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 1000; ++i) {
+    canon::CanonicalForm form = random_form(rng);
+    form.pieces.resize(1);
+    canon::derive_summaries(form);
+    const std::int64_t extent = static_cast<std::int64_t>(rng() % 4001) - 2000;
+    const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 40);
+    const auto blocks = flatten(form, extent, count, 1);
+    ASSERT_EQ(blocks.size(), 1u) << canon::to_string(form) << " x" << count;
+    std::vector<std::int64_t> got;
+    walk(blocks.front(), 0, got);
+    ASSERT_EQ(got, walk(form, extent, count))
+        << canon::to_string(form) << " extent " << extent << " x" << count;
+  }
+}
+
 TEST(DirectLayout, SplittingAlongTheOutermostDimKeepsEveryPackedByteInOrder) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {
@@ -141,7 +160,7 @@ TEST(DirectLayout, TheReadersFormPutsEachSegmentAtItsMapping) {
            reinterpret_cast<std::intptr_t>(bases[a]) - reinterpret_cast<std::intptr_t>(bases[0]),
            want);
     }
-    const canon::CanonicalForm form = reader_form(l, bases);
+    const canon::CanonicalForm form = mapped_form(l, bases);
     ASSERT_EQ(static_cast<std::int64_t>(form.pieces.size()), l.segments);
     EXPECT_EQ(walk(form, 0, 1), want);
     EXPECT_EQ(form.size, static_cast<std::int64_t>(want.size()));
@@ -195,4 +214,4 @@ TEST(DirectLayout, ARecordIsConsistentOnlyInsideItsAllocationsAndWithItsBytes) {
 }
 
 }  // namespace
-}  // namespace strider::transfer::collective
+}  // namespace strider::transfer

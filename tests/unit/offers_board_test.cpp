@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -16,6 +17,12 @@ constexpr std::uint64_t kComm = 3;
 
 MessageId message(int sender, int tag, std::uint64_t index, std::uint64_t comm = kComm) {
   return MessageId{comm, sender, tag, index};
+}
+
+// Slots::take, for tests that do not ask whether an offer was there.
+std::optional<Claim> take(Slots& slots, const MessageId& m, std::int64_t bytes) {
+  bool offered = false;
+  return slots.take(m, bytes, offered);
 }
 
 Terms terms(int sender, int tag, std::uint64_t index, std::int64_t capacity) {
@@ -31,15 +38,22 @@ TEST(OffersBoard, TakeFillSettle) {
   Slots slots(memory.data(), 4);
   const int s = slots.open(terms(1, 7, 3, 64));
   ASSERT_GE(s, 0);
-  EXPECT_FALSE(slots.take(message(2, 7, 3), 16).has_value());             // another sender
-  EXPECT_FALSE(slots.take(message(1, 7, 3, kComm + 1), 16).has_value());  // another communicator
-  EXPECT_FALSE(slots.take(message(1, 7, 2), 16).has_value());             // another message
-  EXPECT_FALSE(slots.take(message(1, 7, 3), 68).has_value());             // over the capacity
-  EXPECT_FALSE(slots.take(message(1, 7, 3), 6).has_value());              // not whole elements
-  const auto claim = slots.take(message(1, 7, 3), 16);
+  // Another sender, communicator or message: no offer there at all.
+  for (const MessageId& other : {message(2, 7, 3), message(1, 7, 3, kComm + 1), message(1, 7, 2)}) {
+    bool offered = true;
+    EXPECT_FALSE(slots.take(other, 16, offered).has_value());
+    EXPECT_FALSE(offered);
+  }
+  // Over the capacity, or not whole elements: the offer is there but does not admit them.
+  for (const std::int64_t bytes : {68, 6}) {
+    bool offered = false;
+    EXPECT_FALSE(slots.take(message(1, 7, 3), bytes, offered).has_value());
+    EXPECT_TRUE(offered);
+  }
+  const auto claim = take(slots, message(1, 7, 3), 16);
   ASSERT_TRUE(claim.has_value());
   EXPECT_FALSE(slots.retract(s));
-  EXPECT_FALSE(slots.take(message(1, 7, 3), 16).has_value());  // taken once only
+  EXPECT_FALSE(take(slots, message(1, 7, 3), 16).has_value());  // taken once only
   Slots::fill(*claim, 16);
   const Outcome o = slots.settle(s);
   EXPECT_EQ(o.phase, Phase::Filled);
@@ -47,15 +61,34 @@ TEST(OffersBoard, TakeFillSettle) {
   EXPECT_EQ(slots.open(terms(1, 7, 4, 64)), s);  // the slot is free again
 }
 
+// A sender that wrote the receive buffer itself: the receiver settles Written, with the count.
+TEST(OffersBoard, WrittenInPlaceSettlesWithItsCount) {
+  std::vector<Slot> memory(2);
+  Slots slots(memory.data(), 2);
+  Terms t = terms(4, 2, 0, 48);
+  t.in_place = 1;
+  t.layout.segments = 1;
+  t.layout.segment[0].block = 48;
+  const int s = slots.open(t);
+  const auto claim = take(slots, message(4, 2, 0), 48);
+  ASSERT_TRUE(claim.has_value());
+  EXPECT_EQ(claim->terms.in_place, 1);
+  EXPECT_EQ(claim->terms.layout.segment[0].block, 48);
+  Slots::fill(*claim, 48, true);
+  const Outcome o = slots.settle(s);
+  EXPECT_EQ(o.phase, Phase::Written);
+  EXPECT_EQ(o.bytes, 48);
+}
+
 TEST(OffersBoard, RetractedIsNeverTakenAndReopenGivesBack) {
   std::vector<Slot> memory(2);
   Slots slots(memory.data(), 2);
   const int s = slots.open(terms(0, 1, 0, 8));
   EXPECT_TRUE(slots.retract(s));
-  EXPECT_FALSE(slots.take(message(0, 1, 0), 8).has_value());
+  EXPECT_FALSE(take(slots, message(0, 1, 0), 8).has_value());
   EXPECT_EQ(slots.settle(s).phase, Phase::Retracted);
   const int u = slots.open(terms(0, 1, 1, 8));
-  auto claim = slots.take(message(0, 1, 1), 8);
+  auto claim = take(slots, message(0, 1, 1), 8);
   ASSERT_TRUE(claim.has_value());
   Slots::reopen(*claim);
   EXPECT_TRUE(slots.retract(u));
@@ -68,10 +101,10 @@ TEST(OffersBoard, DeclinedOfferSettlesAsNotFilled) {
   std::vector<Slot> memory(1);
   Slots slots(memory.data(), 1);
   const int s = slots.open(terms(2, 4, 0, 16));
-  const auto claim = slots.take(message(2, 4, 0), 8);
+  const auto claim = take(slots, message(2, 4, 0), 8);
   ASSERT_TRUE(claim.has_value());
   Slots::decline(*claim);
-  EXPECT_FALSE(slots.take(message(2, 4, 0), 8).has_value());
+  EXPECT_FALSE(take(slots, message(2, 4, 0), 8).has_value());
   EXPECT_TRUE(slots.retract(s));
   EXPECT_EQ(slots.settle(s).phase, Phase::Declined);
   EXPECT_EQ(slots.open(terms(2, 4, 1, 16)), s);
@@ -98,7 +131,7 @@ TEST(OffersBoard, TakeAndRetractRaceHasOneWinner) {
     std::thread sender([&] {
       while (!go.load()) {
       }
-      if (auto c = slots.take(message(5, 9, round), 32)) {
+      if (auto c = take(slots, message(5, 9, round), 32)) {
         taken = true;
         Slots::fill(*c, 32);
       }

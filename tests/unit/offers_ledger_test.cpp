@@ -27,6 +27,19 @@ TEST(OffersLedger, SendIndicesCountPerStreamAndPoison) {
   EXPECT_FALSE(s.next(2, 5).has_value());
 }
 
+TEST(OffersLedger, ASenderExpectsAnOfferWhereTheReceiverHasBeenOffering) {
+  SendLedger s;
+  EXPECT_FALSE(s.expects_offer(1, 5, 0));  // nothing seen, no offer made yet
+  EXPECT_TRUE(s.expects_offer(1, 5, 2));   // the receiver made offers in the bucket
+  s.note_offer(1, 5, false, 2);            // none found; the tally was 2
+  EXPECT_FALSE(s.expects_offer(1, 5, 2));  // no new offer since
+  EXPECT_TRUE(s.expects_offer(1, 5, 3));   // one since (it came too late for that send)
+  s.note_offer(1, 5, true, 3);             // found one
+  EXPECT_TRUE(s.expects_offer(1, 5, 3));
+  EXPECT_FALSE(s.expects_offer(1, 6, 0));  // another stream
+  EXPECT_FALSE(s.expects_offer(2, 5, 0));
+}
+
 TEST(OffersLedger, WildcardsAndPendingReceivesBlockOffers) {
   ReceiveLedger r;
   EXPECT_EQ(r.offer_index(1, 3), 0u);

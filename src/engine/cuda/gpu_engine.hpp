@@ -68,6 +68,10 @@ Outcome copy_batch(Span<const BatchCopy> copies, int device, const Policy& polic
 // (what a kernel on Strider's stream would be ordered after): before other processes read this
 // process's memory in place, since their kernels are not ordered after it. Synchronous.
 Outcome settle_default_stream(int device, std::string& error);
+// Whether that work is all done already, without waiting: before another process writes this
+// process's memory in place (a receive buffer; its kernel is not ordered after that work).
+// False where it cannot be asked.
+bool default_stream_idle(int device);
 
 // Copies `count_from` elements of one layout at `from_view` into `count_to` elements of another
 // at `to_view` (equal packed bytes; else Failed), both in GPU memory (the GPU holding `to_view`,

@@ -246,6 +246,12 @@ Outcome settle_default_stream(int device, std::string& error) {
   });
 }
 
+bool default_stream_idle(int device) {
+  runtime::DeviceGuard guard(device);
+  // cudaErrorNotReady is no error to clear; any other is the application's to see.
+  return guard.ok() && cudaStreamQuery(cudaStreamLegacy) == cudaSuccess;
+}
+
 Outcome copy_layout(const Layout& from, std::int64_t count_from, const BufferView& from_view,
                     const Layout& to, std::int64_t count_to, const BufferView& to_view,
                     const Policy& policy, std::string& error) {

@@ -31,6 +31,8 @@ Outcome copy_batch(Span<const BatchCopy>, int, const Policy&, std::string&) {
 
 Outcome settle_default_stream(int, std::string&) { return Outcome::Fallback; }
 
+bool default_stream_idle(int) { return false; }
+
 Outcome copy_layout(const Layout&, std::int64_t, const runtime::BufferView&, const Layout&,
                     std::int64_t, const runtime::BufferView&, const Policy&, std::string&) {
   return Outcome::Fallback;

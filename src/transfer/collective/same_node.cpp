@@ -10,7 +10,7 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/collective/batch.hpp"
-#include "transfer/collective/direct_piece.hpp"
+#include "transfer/direct_object.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_ipc.hpp"
@@ -137,7 +137,7 @@ bool read_in_place(const Piece& piece, bool one_gpu, CallExports& exports, Direc
       if (sb.block < DirectPolicy::kMinBlockAcrossGpus) return false;
     }
   }
-  return describe_in_place(piece, exports, layout, bases, why);
+  return describe_in_place(piece.object, exports, layout, bases, why);
 }
 
 // Unpins the mappings a call read, once no kernel reads them any more.
@@ -273,8 +273,8 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
 
   // Step 3: map the wires and the buffers read in place, check the sizes, pack.
   std::vector<engine::cuda::BatchSide> sources(in.size());
-  // The reader forms of the pieces read in place (sources point into them).
-  std::vector<std::shared_ptr<const ReaderForm>> forms(in.size());
+  // The mapped forms of the pieces read in place (sources point into them).
+  std::vector<std::shared_ptr<const MappedForm>> forms(in.size());
   Pinned pinned;
   Imported imported;
   int ready = exchanged && taking_part;
@@ -308,7 +308,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
         }
         if (!ready) break;
       }
-      forms[j] = reader_form_of(r.layout, bases);
+      forms[j] = mapped_form_of(r.layout, bases);
       sources[j] = {&forms[j]->form, 0, &forms[j]->state, 1, const_cast<std::byte*>(bases[0])};
       continue;
     }

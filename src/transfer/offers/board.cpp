@@ -40,18 +40,22 @@ Outcome Slots::settle(int slot) {
   retract(slot);  // an offer nobody took: closed before anyone can
   const std::uint64_t w = state(s).load(std::memory_order_acquire);
   Outcome out{phase_of(w), 0};
-  if (out.phase == Phase::Filled) out.bytes = s.filled;
+  if (out.phase == Phase::Filled || out.phase == Phase::Written) out.bytes = s.filled;
   state(s).store(word(generation_of(w), Phase::Empty), std::memory_order_release);
   return out;
 }
 
-std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes) {
+std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes, bool& offered) {
+  offered = false;
   for (int i = 0; i < count_; ++i) {
     Slot& s = slots_[i];
     std::uint64_t w = state(s).load(std::memory_order_acquire);
-    if (phase_of(w) != Phase::Open) continue;
-    const Terms terms = s.terms;  // checked by the CAS below: it fails if the slot changed
+    if (phase_of(w) != Phase::Open || !(s.terms.message == message)) continue;
+    // Copied only here (terms hold a layout of a few KiB); checked by the CAS below: it fails
+    // if the slot changed since.
+    const Terms terms = s.terms;
     if (!(terms.message == message)) continue;
+    offered = true;
     if (bytes > terms.capacity || terms.unit <= 0 || bytes % terms.unit != 0) return std::nullopt;
     if (!state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Taken),
                                           std::memory_order_acq_rel)) {
@@ -62,9 +66,11 @@ std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes) {
   return std::nullopt;
 }
 
-void Slots::fill(const Claim& claim, std::int64_t bytes) {
+void Slots::fill(const Claim& claim, std::int64_t bytes, bool in_place) {
   claim.slot->filled = bytes;
-  state(*claim.slot).store(word(claim.generation, Phase::Filled), std::memory_order_release);
+  state(*claim.slot)
+      .store(word(claim.generation, in_place ? Phase::Written : Phase::Filled),
+             std::memory_order_release);
 }
 
 void Slots::fail(const Claim& claim) {

@@ -4,7 +4,8 @@
 // that read an offer can take it only if it is still that very offer, still open.
 //
 //   receiver: open()  -> Open
-//   sender:   take()  Open -> Taken, then fill() -> Filled (or fail() -> Failed)
+//   sender:   take()  Open -> Taken, then fill() -> Filled, or -> Written when it wrote the
+//             receive buffer itself in the receiver's layout (or fail() -> Failed)
 //   sender:   decline() Taken -> Declined (it cannot write the landing buffer: the data goes
 //             by the MPI, and the receiver offers it nothing more)
 //   receiver: retract() Open -> Retracted; settle() reads the outcome and empties the slot
@@ -18,6 +19,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+
+#include "transfer/direct_layout.hpp"
 
 namespace strider::transfer::offers {
 
@@ -41,6 +44,12 @@ struct Terms {
   std::int64_t unit = 1;      // the receive's element size: a filled count is a multiple of it
   Landing landing = Landing::Board;
   std::array<unsigned char, 64> handle{};  // the device wire's IPC handle
+  // The receive buffer itself, which a sender of exactly `capacity` bytes may write in the
+  // receiver's layout instead of the landing buffer (direct_layout.hpp); `gpu` is the receiver's
+  // GPU (engine::cuda::device_fingerprint).
+  std::int64_t in_place = 0;  // 1: `layout` and `gpu` are set
+  std::uint64_t gpu = 0;
+  DirectLayout layout;
 };
 
 // One slot, as laid out in shared memory (8-byte alignment only: an MPI window guarantees no
@@ -58,15 +67,16 @@ enum class Phase : std::uint8_t {
   Filled = 3,
   Retracted = 4,
   Failed = 5,
-  Declined = 6
+  Declined = 6,
+  Written = 7  // filled, straight into the receive buffer (nothing to unpack)
 };
 
 // What became of an offer once its receive completed.
 struct Outcome {
-  // Filled, Failed, Retracted (not taken: real data arrived) or Declined (the same, and the
-  // sender asks for no more offers).
+  // Filled, Written, Failed, Retracted (not taken: real data arrived) or Declined (the same,
+  // and the sender asks for no more offers).
   Phase phase = Phase::Empty;
-  std::int64_t bytes = 0;  // Filled: how many
+  std::int64_t bytes = 0;  // Filled or Written: how many
 };
 
 // A sender's hold on an offer it took.
@@ -93,10 +103,11 @@ class Slots {
   Outcome settle(int slot);
 
   // Sender: takes the open offer for `message` if there is one whose capacity and unit admit
-  // `bytes`.
-  std::optional<Claim> take(const MessageId& message, std::int64_t bytes);
-  // Sender: the bytes are in the landing buffer / could not be written.
-  static void fill(const Claim& claim, std::int64_t bytes);
+  // `bytes`. `offered`: whether an open offer for `message` was there at all.
+  std::optional<Claim> take(const MessageId& message, std::int64_t bytes, bool& offered);
+  // Sender: the bytes are in the landing buffer (Filled) or in the receive buffer itself
+  // (`in_place`: Written) / could not be written.
+  static void fill(const Claim& claim, std::int64_t bytes, bool in_place = false);
   static void fail(const Claim& claim);
   // Sender: gives back an offer it took but cannot fill (nothing written yet).
   static void reopen(const Claim& claim);

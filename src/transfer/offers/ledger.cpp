@@ -20,6 +20,16 @@ std::optional<std::uint64_t> SendLedger::next(int dest, int tag) {
 
 void SendLedger::poison(int dest, int tag) { poisoned_.insert(stream_key(dest, tag)); }
 
+bool SendLedger::expects_offer(int dest, int tag, std::uint64_t tally) const {
+  const auto it = seen_.find(stream_key(dest, tag));
+  if (it == seen_.end()) return tally != 0;
+  return it->second.offered || it->second.tally != tally;
+}
+
+void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally) {
+  seen_[stream_key(dest, tag)] = Seen{offered, tally};
+}
+
 std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
   if (poisoned_ || source < 0 || tag < 0) return std::nullopt;  // wildcards and PROC_NULL
   for (const Pending& p : pending_) {

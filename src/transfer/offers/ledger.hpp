@@ -27,10 +27,22 @@ class SendLedger {
   void poison(int dest, int tag);
   // A send may have been cancelled, on any stream.
   void poison_all() { all_poisoned_ = true; }
+  // Whether a send on the stream that finds no offer should wait a moment for one: the
+  // stream's last send found one, or the receiver made offers in the stream's bucket since
+  // (`tally`, NodeBoard::offers_to_me). Its receiver then posts its receives around when this
+  // process sends (a halo, a ping-pong), and its next offer may be a moment away.
+  bool expects_offer(int dest, int tag, std::uint64_t tally) const;
+  // What a send on the stream found: an offer or not, with the tally then.
+  void note_offer(int dest, int tag, bool offered, std::uint64_t tally);
 
  private:
   std::unordered_map<std::uint64_t, std::uint64_t> sent_;
   std::unordered_set<std::uint64_t> poisoned_;
+  struct Seen {
+    bool offered = false;
+    std::uint64_t tally = 0;
+  };
+  std::unordered_map<std::uint64_t, Seen> seen_;
   bool all_poisoned_ = false;
 };
 

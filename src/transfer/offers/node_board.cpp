@@ -1,5 +1,6 @@
 #include "transfer/offers/node_board.hpp"
 
+#include <atomic>
 #include <cstring>
 #include <new>
 
@@ -9,11 +10,25 @@ namespace {
 struct Header {
   std::int64_t slots = 0;
   std::int64_t landing_bytes = 0;
+  std::int64_t node_size = 0;
 };
 
-std::int64_t region_bytes(int slots, std::int64_t landing_bytes) {
-  return static_cast<std::int64_t>(sizeof(Header)) +
+std::int64_t tally_bytes(int node_size) {
+  return static_cast<std::int64_t>(node_size) * NodeBoard::kTallyBuckets *
+         static_cast<std::int64_t>(sizeof(std::uint64_t));
+}
+
+std::int64_t region_bytes(int node_size, int slots, std::int64_t landing_bytes) {
+  return static_cast<std::int64_t>(sizeof(Header)) + tally_bytes(node_size) +
          slots * (static_cast<std::int64_t>(sizeof(Slot)) + landing_bytes);
+}
+
+// A region's parts: header, tallies, slots, landing areas.
+std::uint64_t* tallies_of(std::byte* base) {
+  return reinterpret_cast<std::uint64_t*>(base + sizeof(Header));
+}
+std::byte* slots_of(std::byte* base, std::int64_t node_size) {
+  return base + sizeof(Header) + tally_bytes(static_cast<int>(node_size));
 }
 
 }  // namespace
@@ -35,7 +50,8 @@ bool NodeBoard::create(int slots, std::int64_t landing_bytes, std::string& why) 
   node_rank_of_world_.assign(static_cast<std::size_t>(world_size), -1);
   for (int n = 0; n < node_size; ++n) node_rank_of_world_[world_of_node[n]] = n;
 
-  const std::int64_t bytes = region_bytes(slots, landing_bytes);
+  node_size_ = node_size;
+  const std::int64_t bytes = region_bytes(node_size, slots, landing_bytes);
   void* base = nullptr;
   // Every process keeps its own region (no contiguity needed across processes).
   MPI_Info info = MPI_INFO_NULL;
@@ -50,8 +66,10 @@ bool NodeBoard::create(int slots, std::int64_t landing_bytes, std::string& why) 
     why = "MPI_Win_allocate_shared failed";
     return false;
   }
-  auto* header = new (base) Header{slots, landing_bytes};
-  auto* first = reinterpret_cast<Slot*>(header + 1);
+  auto* mine = static_cast<std::byte*>(base);
+  new (mine) Header{slots, landing_bytes, node_size};
+  std::memset(tallies_of(mine), 0, static_cast<std::size_t>(tally_bytes(node_size)));
+  auto* first = reinterpret_cast<Slot*>(slots_of(mine, node_size));
   for (int i = 0; i < slots; ++i) new (first + i) Slot{};
   PMPI_Win_lock_all(MPI_MODE_NOCHECK, window_);
   PMPI_Win_sync(window_);
@@ -70,6 +88,7 @@ bool NodeBoard::create(int slots, std::int64_t landing_bytes, std::string& why) 
       const auto* h = reinterpret_cast<const Header*>(r.base);
       r.slots = static_cast<int>(h->slots);
       r.landing_bytes = h->landing_bytes;
+      r.tallies = h->node_size == node_size ? tallies_of(r.base) : nullptr;
     }
   }
   return true;
@@ -90,13 +109,13 @@ int NodeBoard::node_rank(int world_rank) const {
 
 Slots NodeBoard::slots(int node_rank) const {
   const Region& r = regions_[node_rank];
-  return Slots(reinterpret_cast<Slot*>(r.base + sizeof(Header)), r.slots);
+  return Slots(reinterpret_cast<Slot*>(slots_of(r.base, node_size_)), r.slots);
 }
 
 std::byte* NodeBoard::landing(int node_rank, int slot) const {
   const Region& r = regions_[node_rank];
   if (r.landing_bytes == 0) return nullptr;
-  return r.base + sizeof(Header) + r.slots * sizeof(Slot) + slot * r.landing_bytes;
+  return slots_of(r.base, node_size_) + r.slots * sizeof(Slot) + slot * r.landing_bytes;
 }
 
 std::int64_t NodeBoard::landing_bytes(int node_rank) const {
@@ -104,5 +123,23 @@ std::int64_t NodeBoard::landing_bytes(int node_rank) const {
 }
 
 void NodeBoard::sync() const { PMPI_Win_sync(window_); }
+
+std::uint64_t* NodeBoard::tally(int owner, int sender, std::uint64_t stream_hash) const {
+  const Region& r = regions_[owner];
+  if (r.tallies == nullptr || sender < 0 || sender >= node_size_) return nullptr;
+  return r.tallies + sender * kTallyBuckets + stream_hash % kTallyBuckets;
+}
+
+void NodeBoard::count_offer(int sender, std::uint64_t stream_hash) const {
+  // One writer (this process): a relaxed increment that readers see whole.
+  if (std::uint64_t* t = tally(my_node_rank_, sender, stream_hash)) {
+    std::atomic_ref<std::uint64_t>(*t).fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+std::uint64_t NodeBoard::offers_to_me(int receiver, std::uint64_t stream_hash) const {
+  std::uint64_t* t = tally(receiver, my_node_rank_, stream_hash);
+  return t ? std::atomic_ref<std::uint64_t>(*t).load(std::memory_order_relaxed) : 0;
+}
 
 }  // namespace strider::transfer::offers

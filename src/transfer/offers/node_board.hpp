@@ -1,7 +1,7 @@
 // The board of offers of this node's processes: one MPI_Win_allocate_shared window over
-// MPI_COMM_TYPE_SHARED, made collectively at MPI_Init. Each process owns a header, its slots and
-// (in host mode) a landing area per slot; every process of the node maps all of them. Standard
-// MPI-3 only, so it works on any MPI.
+// MPI_COMM_TYPE_SHARED, made collectively at MPI_Init. Each process owns a header, its tallies,
+// its slots and (in host mode) a landing area per slot; every process of the node maps all of
+// them. Standard MPI-3 only, so it works on any MPI.
 #pragma once
 
 #include <mpi.h>
@@ -35,12 +35,24 @@ class NodeBoard {
   // MPI_Win_sync: orders this process's loads and stores on the board around a message.
   void sync() const;
 
+  // Tallies of the offers a receiver made, per sender and stream bucket (a hash of the stream's
+  // communicator name and tag, kTallyBuckets of them): a sender that sees the tally of its
+  // stream grow since its last send there knows the receiver is offering, and may wait a moment
+  // for the next offer (protocol.cpp). The receiver counts one offer to `sender` (node rank);
+  // a sender reads `receiver`'s tally of its own offers.
+  static constexpr int kTallyBuckets = 8;
+  void count_offer(int sender, std::uint64_t stream_hash) const;
+  std::uint64_t offers_to_me(int receiver, std::uint64_t stream_hash) const;
+
  private:
   struct Region {
     std::byte* base = nullptr;
+    std::uint64_t* tallies = nullptr;  // node size x kTallyBuckets
     int slots = 0;
     std::int64_t landing_bytes = 0;
   };
+  std::uint64_t* tally(int owner, int sender, std::uint64_t stream_hash) const;
+  int node_size_ = 0;
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<int> node_rank_of_world_;

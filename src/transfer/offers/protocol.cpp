@@ -1,12 +1,16 @@
 #include "transfer/offers/protocol.hpp"
 
+#include <chrono>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/direct_object.hpp"
+#include "transfer/engine_choice.hpp"
 #include "transfer/offers/comm_ledgers.hpp"
 #include "transfer/offers/node_board.hpp"
 #include "transfer/perf_model.hpp"
@@ -24,6 +28,12 @@ using runtime::LogLevel;
 // area per slot in host mode (the GPU path lands in device wires instead).
 constexpr int kSlots = 64;
 constexpr std::int64_t kHostLandingBytes = std::int64_t{64} << 10;
+// How long a sender whose receiver has been offering on the stream waits for the next offer
+// before it sends the data through the MPI (claim_offer). A receiver posts its next receive a
+// moment after its last one completed, and with in-place writes that completion does no GPU
+// work, so a ping-pong's sender comes back first. Under what the data path costs a GPU message
+// (a launch + sync on each side).
+constexpr std::chrono::microseconds kOfferWait{20};
 
 struct Protocol {
   bool naming = false;  // the same on every process of the world: communicators get names
@@ -119,6 +129,99 @@ bool can_fill(const Object& object, const Terms& terms) {
   return object.gpu && engine::cuda::current_device() >= 0;
 }
 
+// A stream's bucket in the receivers' offer tallies (NodeBoard::count_offer).
+std::uint64_t stream_hash(std::uint64_t comm, int tag) {
+  return comm * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint32_t>(tag);
+}
+
+// The sender's claim on the offer for `message` from the receiver at node rank `node`, if it
+// made one. Where the receiver has been offering on the stream and no offer is there yet, waits
+// up to kOfferWait for it.
+std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
+                                 SendLedger& sends, int dest) {
+  const NodeBoard& board = protocol().board;
+  Slots slots = board.slots(node);
+  const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
+  bool offered = false;
+  auto claim = slots.take(message, bytes, offered);
+  if (!claim && !offered && sends.expects_offer(dest, message.tag, tally)) {
+    const auto until = std::chrono::steady_clock::now() + kOfferWait;
+    while (!claim && !offered && std::chrono::steady_clock::now() < until) {
+      claim = slots.take(message, bytes, offered);
+    }
+  }
+  sends.note_offer(dest, message.tag, offered, tally);
+  return claim;
+}
+
+// The receive buffer itself in the terms where its sender may write it in place (direct
+// layout.hpp): device memory CUDA IPC exports, in few enough segments, and nothing the
+// application queued on the default stream still pending (the sender's kernel is not ordered
+// after it).
+void offer_in_place(const Object& object, int device, Terms& terms) {
+  if (!runtime::config().same_node_direct || !gpu_engine_serves(*object.plan)) return;
+  CallExports exports;
+  AllocationBases bases{};
+  std::string why;
+  if (!describe_in_place(object, exports, terms.layout, bases, why)) {
+    runtime::log(LogLevel::Debug, "same-node receive not offered in place: %s", why.c_str());
+    return;
+  }
+  if (!engine::cuda::default_stream_idle(device)) return;
+  terms.in_place = 1;
+  terms.gpu = engine::cuda::device_fingerprint(device);
+}
+
+enum class InPlace { No, Written, Failed };
+
+// Writes the object straight into the receive buffer the terms describe, in the receiver's
+// layout (one kernel, no landing buffer), where it may: a message of exactly the receive's
+// capacity, a GPU object the engine serves, and (across GPUs) blocks large enough for the link
+// (DirectPolicy). No: use the landing buffer instead (nothing written); Failed: `rc` says why.
+InPlace write_in_place(const Object& object, MPI_Comm comm, const Terms& terms, int& rc) {
+  const int device = engine::cuda::current_device();
+  if (!terms.in_place || object.bytes() != terms.capacity || !object.gpu || device < 0 ||
+      !gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity)) {
+    return InPlace::No;
+  }
+  if (terms.gpu != engine::cuda::device_fingerprint(device) &&
+      smallest_block(terms.layout) < DirectPolicy::kMinBlockAcrossGpus) {
+    return InPlace::No;
+  }
+  AllocationBases bases{};
+  std::vector<const std::byte*> pinned;
+  std::string why;
+  for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
+    const SharedAllocation& shared = terms.layout.allocation[a];
+    std::byte* base =
+        import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
+    if (base == nullptr) break;
+    bases[a] = base;
+    pinned.push_back(base);
+  }
+  InPlace outcome = InPlace::No;
+  if (static_cast<std::int64_t>(pinned.size()) == terms.layout.allocations) {
+    const auto to = mapped_form_of(terms.layout, bases);
+    const engine::cuda::Layout to_layout{to->form, 0, to->state};
+    const auto to_view =
+        wire_view(WireMemory::Device, const_cast<std::byte*>(bases[0]), device, Method::Device);
+    const auto done =
+        engine::cuda::copy_layout(object.plan->gpu_layout(), object.count, object.view, to_layout,
+                                  1, to_view, gpu_policy(), why);
+    if (done == engine::cuda::Outcome::Done) {
+      outcome = InPlace::Written;
+    } else if (done == engine::cuda::Outcome::Failed) {
+      rc = report_error(comm, "same-node send", why);
+      outcome = InPlace::Failed;
+    }
+  }
+  if (outcome == InPlace::No) {
+    runtime::log(LogLevel::Debug, "same-node send not written in place: %s", why.c_str());
+  }
+  for (const std::byte* m : pinned) unpin_wire(m);
+  return outcome;
+}
+
 }  // namespace
 
 void start() {
@@ -184,28 +287,31 @@ int NumberedSend::sent(int rc) const {
 
 bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index, int& rc) {
   Protocol& p = protocol();
-  const CommLedgers* l = ledgers(comm);
+  CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
   const int receiver = l->world_rank(dest);
   const int node = peer_node_rank(receiver);
   if (node < 0 || p.unmappable.count(receiver) != 0) return false;
   if (!offer_pays(object, false, method_for(object, false, {comm, dest}))) return false;
-  Slots slots = p.board.slots(node);
-  const auto claim = slots.take(MessageId{l->name, p.world_rank, tag, index}, object.bytes());
+  const auto claim = claim_offer(node, MessageId{l->name, p.world_rank, tag, index}, object.bytes(),
+                                 l->sends, dest);
   if (!claim) return false;
   if (!can_fill(object, claim->terms)) {
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
     return false;
   }
-  std::byte* mapped = map_landing(node, receiver, *claim);
-  if (mapped == nullptr) {
-    Slots::decline(*claim);  // as data, and the receiver stops offering to this process
-    return false;
+  const InPlace written = write_in_place(object, comm, claim->terms, rc);
+  if (written == InPlace::No) {
+    std::byte* mapped = map_landing(node, receiver, *claim);
+    if (mapped == nullptr) {
+      Slots::decline(*claim);  // as data, and the receiver stops offering to this process
+      return false;
+    }
+    rc = fill_landing(object, comm, *claim, mapped);
+    release_landing(*claim, mapped);
   }
-  rc = fill_landing(object, comm, *claim, mapped);
-  release_landing(*claim, mapped);
   if (rc == MPI_SUCCESS) {
-    Slots::fill(*claim, object.bytes());
+    Slots::fill(*claim, object.bytes(), written == InPlace::Written);
     counters().offers_taken++;
   } else {
     Slots::fail(*claim);
@@ -293,6 +399,7 @@ void offer(Incoming& in, int source, int tag) {
     made.landing = Landing::Device;
     terms.landing = Landing::Device;
     terms.handle = handle.bytes;
+    offer_in_place(in.object, device, terms);
   } else {
     if (in.capacity > p.board.landing_bytes(me)) return;
     made.landing = Landing::Board;
@@ -300,6 +407,7 @@ void offer(Incoming& in, int source, int tag) {
   }
   made.slot = p.board.slots(me).open(terms);
   if (made.slot < 0) return;  // every slot in use: this receive goes without
+  p.board.count_offer(peer_node_rank(sender), stream_hash(name, tag));
   if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
   made.sender = sender;
   in.offer = std::move(made);
@@ -316,14 +424,16 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   if (outcome.phase == Phase::Retracted || outcome.phase == Phase::Declined) {
     return false;  // not filled: the bytes came by the MPI
   }
-  if (outcome.phase != Phase::Filled) {
-    rc = report_error(in.comm, "same-node receive", "the sender could not fill the landing buffer");
+  if (outcome.phase != Phase::Filled && outcome.phase != Phase::Written) {
+    rc = report_error(in.comm, "same-node receive", "the sender could not write the message");
     return true;
   }
   const std::int64_t unit = in.object.plan->bounds.size;
   const int full = static_cast<int>(outcome.bytes / unit);
   rc = MPI_SUCCESS;
-  if (full > 0) {
+  if (outcome.phase == Phase::Written) {
+    counters().offers_in_place++;  // the sender wrote the receive buffer itself
+  } else if (full > 0) {
     std::byte* data = in.offer.landing == Landing::Device ? in.offer.wire.data() : in.offer.board;
     const auto view = landing_view(in.offer.landing, data, in.offer.wire.device);
     rc =

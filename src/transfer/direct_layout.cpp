@@ -1,9 +1,10 @@
-#include "transfer/collective/direct_layout.hpp"
+#include "transfer/direct_layout.hpp"
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
-namespace strider::transfer::collective {
+namespace strider::transfer {
 
 ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
                        std::int64_t count) {
@@ -18,10 +19,35 @@ ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
   return span;
 }
 
+namespace {
+
+// `count` elements of a one-piece form as one strided block: the piece's dims, then the repeat
+// dims, then the elements (packed order runs the piece's dims fastest, the elements slowest).
+// Nothing when that takes more than kMaxDims dims.
+std::optional<canon::StridedBlock> fold_one_piece(const canon::CanonicalForm& form,
+                                                  std::int64_t extent, std::int64_t count) {
+  if (form.pieces.size() != 1) return std::nullopt;
+  canon::StridedBlock sb = form.pieces.front();
+  std::size_t dims = sb.dims.size() + (count > 1 ? 1 : 0);
+  for (const canon::Dim& d : form.repeat) dims += d.count > 1 ? 1 : 0;
+  if (dims > canon::kMaxDims) return std::nullopt;
+  for (const canon::Dim& d : form.repeat) {
+    if (d.count > 1) sb.dims.push_back(d);
+  }
+  if (count > 1) sb.dims.push_back({count, extent});
+  return sb;
+}
+
+}  // namespace
+
 std::vector<canon::StridedBlock> flatten(const canon::CanonicalForm& form, std::int64_t extent,
                                          std::int64_t count, std::size_t max) {
   std::vector<canon::StridedBlock> out;
-  if (form.pieces.empty() || count <= 0) return out;
+  if (form.pieces.empty() || count <= 0 || max == 0) return out;
+  if (auto folded = fold_one_piece(form, extent, count)) {
+    out.push_back(*folded);
+    return out;
+  }
   const std::int64_t reps = form.repetitions();
   if (reps <= 0 || static_cast<double>(count) * static_cast<double>(reps) *
                            static_cast<double>(form.pieces.size()) >
@@ -107,7 +133,16 @@ bool consistent(const DirectLayout& layout, std::int64_t bytes) {
   return total == bytes;
 }
 
-canon::CanonicalForm reader_form(const DirectLayout& layout, const std::byte* const* bases) {
+std::int64_t smallest_block(const DirectLayout& layout) {
+  std::int64_t smallest = 0;
+  for (std::int64_t i = 0; i < layout.segments; ++i) {
+    const std::int64_t b = layout.segment[i].block;
+    if (smallest == 0 || b < smallest) smallest = b;
+  }
+  return smallest;
+}
+
+canon::CanonicalForm mapped_form(const DirectLayout& layout, const std::byte* const* bases) {
   canon::CanonicalForm form;
   for (std::int64_t i = 0; i < layout.segments; ++i) {
     canon::StridedBlock sb = block_of(layout.segment[i]);
@@ -121,4 +156,4 @@ canon::CanonicalForm reader_form(const DirectLayout& layout, const std::byte* co
   return form;
 }
 
-}  // namespace strider::transfer::collective
+}  // namespace strider::transfer

@@ -1,9 +1,11 @@
-// A collective's send piece that a same-node reader takes straight from the sender's buffers, in
-// the sender's layout (no pack kernel, no wire): what the reader needs to know of it, as a
-// fixed-size record the MPI's collective moves as bytes. The piece is cut into segments, strided
-// blocks in packed order each inside one cudaMalloc allocation (a halo's slot over several
-// arrays: one segment per array); pieces of more segments or allocations go through the
-// sender's wire. Pure: no MPI, no CUDA.
+// An object in another process's GPU memory, described so that a process of the same node can
+// map it and copy to or from it in its owner's layout (no pack kernel, no wire): a same-node
+// collective's send piece that its reader takes in place, or a point-to-point receive buffer
+// that its sender writes in place (docs/same-node-p2p.md). A fixed-size record, moved as bytes
+// by the MPI's collective or published on the offers' board. The object is cut into segments,
+// strided blocks in packed order each inside one cudaMalloc allocation (a halo's slot over
+// several arrays: one segment per array); objects of more segments or allocations go through a
+// wire. Pure: no MPI, no CUDA.
 #pragma once
 
 #include <array>
@@ -13,15 +15,15 @@
 #include "canon/strided_block.hpp"
 #include "transfer/wire_ipc.hpp"
 
-namespace strider::transfer::collective {
+namespace strider::transfer {
 
 struct DirectPolicy {
   static constexpr std::size_t kMaxSegments = 8;     // strided blocks per piece
   static constexpr std::size_t kMaxAllocations = 8;  // allocations they lie in
-  // Which pieces are read in place: those whose dense blocks all have at least this many bytes,
-  // or any piece when the reader runs on the same GPU. Across GPUs a reader's every access
-  // crosses the link, and pieces of small blocks waste much of each 32-byte sector there (not
-  // measured on two GPUs yet: a wire's contiguous reads are kept for them).
+  // Which objects are copied in place: those whose dense blocks all have at least this many
+  // bytes, or any object when both processes run on the same GPU. Across GPUs every access of
+  // the copying kernel crosses the link, and small blocks waste much of each 32-byte sector
+  // there (not measured on two GPUs yet: a wire's contiguous transfers are kept for them).
   static constexpr std::int64_t kMinBlockAcrossGpus = 256;
 };
 
@@ -53,8 +55,9 @@ struct ByteSpan {
 ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent, std::int64_t count);
 
 // `count` elements of `form`, `extent` bytes apart, as strided blocks in packed order (offsets
-// from the origin): each element's repetitions and pieces in turn. Empty when that takes more
-// than `max` blocks.
+// from the origin): one block where the form has one piece (the repetitions and elements as its
+// outer dims, up to kMaxDims dims), else each element's repetitions and pieces in turn. Empty
+// when that takes more than `max` blocks.
 std::vector<canon::StridedBlock> flatten(const canon::CanonicalForm& form, std::int64_t extent,
                                          std::int64_t count, std::size_t max);
 // `sb` cut along its outermost dim: one block per index of it, in packed order (`sb` itself
@@ -68,9 +71,12 @@ canon::StridedBlock block_of(const Segment& segment);
 // segment inside the allocation it names.
 bool consistent(const DirectLayout& layout, std::int64_t bytes);
 
-// The reader's form of the piece, `bases[a]` the reader's mapping of allocation a: one element
+// The smallest dense block of its segments (against DirectPolicy::kMinBlockAcrossGpus).
+std::int64_t smallest_block(const DirectLayout& layout);
+
+// The mapping process's form of the object, `bases[a]` its mapping of allocation a: one element
 // whose origin is bases[0] (segments of other allocations lie at their mappings' distance from
 // it), summaries derived.
-canon::CanonicalForm reader_form(const DirectLayout& layout, const std::byte* const* bases);
+canon::CanonicalForm mapped_form(const DirectLayout& layout, const std::byte* const* bases);
 
-}  // namespace strider::transfer::collective
+}  // namespace strider::transfer

@@ -1,26 +1,26 @@
-#include "transfer/collective/direct_piece.hpp"
+#include "transfer/direct_object.hpp"
 
 #include <algorithm>
 #include <list>
 #include <mutex>
 
-namespace strider::transfer::collective {
+namespace strider::transfer {
 namespace {
 
-// Cached reader forms of several segments, most recently used first.
-constexpr std::size_t kMaxReaderForms = 64;
+// Cached mapped forms of several segments, most recently used first.
+constexpr std::size_t kMaxMappedForms = 64;
 
-struct ReaderForms {
+struct MappedForms {
   std::mutex mutex;
-  std::list<std::shared_ptr<const ReaderForm>> recent;
+  std::list<std::shared_ptr<const MappedForm>> recent;
 };
 
-ReaderForms& reader_forms() {
-  static ReaderForms* r = new ReaderForms;  // never destroyed: tables outlive exit order
+MappedForms& mapped_forms() {
+  static MappedForms* r = new MappedForms;  // never destroyed: tables outlive exit order
   return *r;
 }
 
-// Cuts the piece's blocks into segments, each inside one exported allocation.
+// Cuts the object's blocks into segments, each inside one exported allocation.
 class Segmenter {
  public:
   Segmenter(std::byte* origin, int device, CallExports& exports, DirectLayout& out,
@@ -95,12 +95,11 @@ class Segmenter {
 
 }  // namespace
 
-bool describe_in_place(const Piece& piece, CallExports& exports, DirectLayout& out,
+bool describe_in_place(const Object& object, CallExports& exports, DirectLayout& out,
                        AllocationBases& bases, std::string& why) {
-  const Object& object = piece.object;
-  if (piece.bytes() <= 0 || !object.plan || !object.plan->supported || !object.gpu ||
+  if (!object.plan || object.bytes() <= 0 || !object.plan->supported || !object.gpu ||
       object.view.device == nullptr || object.view.info.kind != runtime::MemoryKind::Device) {
-    why = "not a piece in device memory";
+    why = "not an object in device memory";
     return false;
   }
   const auto blocks = flatten(object.plan->form, object.plan->bounds.extent, object.count,
@@ -115,8 +114,8 @@ bool describe_in_place(const Piece& piece, CallExports& exports, DirectLayout& o
   for (const canon::StridedBlock& sb : blocks) {
     if (!segmenter.add(sb, why)) return false;
   }
-  if (!consistent(layout, piece.bytes())) {
-    why = "a piece reaching outside its allocations";
+  if (!consistent(layout, object.bytes())) {
+    why = "an object reaching outside its allocations";
     return false;
   }
   out = layout;
@@ -124,12 +123,12 @@ bool describe_in_place(const Piece& piece, CallExports& exports, DirectLayout& o
   return true;
 }
 
-std::shared_ptr<const ReaderForm> reader_form_of(const DirectLayout& layout,
+std::shared_ptr<const MappedForm> mapped_form_of(const DirectLayout& layout,
                                                  const AllocationBases& bases) {
-  auto fresh = std::make_shared<ReaderForm>();
-  fresh->form = reader_form(layout, bases.data());
+  auto fresh = std::make_shared<MappedForm>();
+  fresh->form = mapped_form(layout, bases.data());
   if (layout.segments == 1) return fresh;  // strided: no tables to keep
-  ReaderForms& r = reader_forms();
+  MappedForms& r = mapped_forms();
   std::lock_guard lock(r.mutex);
   for (auto it = r.recent.begin(); it != r.recent.end(); ++it) {
     if ((*it)->form == fresh->form) {
@@ -138,8 +137,8 @@ std::shared_ptr<const ReaderForm> reader_form_of(const DirectLayout& layout,
     }
   }
   r.recent.push_front(fresh);
-  if (r.recent.size() > kMaxReaderForms) r.recent.pop_back();
+  if (r.recent.size() > kMaxMappedForms) r.recent.pop_back();
   return fresh;
 }
 
-}  // namespace strider::transfer::collective
+}  // namespace strider::transfer
