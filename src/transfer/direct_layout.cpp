@@ -142,6 +142,14 @@ std::int64_t smallest_block(const DirectLayout& layout) {
   return smallest;
 }
 
+std::int64_t smallest_block(const canon::CanonicalForm& form) {
+  std::int64_t smallest = 0;
+  for (const canon::StridedBlock& sb : form.pieces) {
+    if (smallest == 0 || sb.block < smallest) smallest = sb.block;
+  }
+  return smallest;
+}
+
 canon::CanonicalForm mapped_form(const DirectLayout& layout, const std::byte* const* bases) {
   canon::CanonicalForm form;
   for (std::int64_t i = 0; i < layout.segments; ++i) {

@@ -25,6 +25,15 @@ struct DirectPolicy {
   // the copying kernel crosses the link, and small blocks waste much of each 32-byte sector
   // there (not measured on two GPUs yet: a wire's contiguous transfers are kept for them).
   static constexpr std::int64_t kMinBlockAcrossGpus = 256;
+  // A point-to-point write in place is one kernel that gathers the sender's blocks and scatters
+  // them into the receiver's layout. With blocks under kTinyBlock bytes it lost to a pack and an
+  // unpack (two kernels, one side scattered in each) past about half a million blocks: 1 MiB of
+  // 1-byte blocks 269 against 134 us per half round trip, 4 MiB of 4-byte blocks 283 against
+  // 153 us; below that it won (1 MiB of 2- and 4-byte blocks 75 against 81 us, 48 against 58 us).
+  // H100 shared by two ranks under MPS, 2026-11-25 (bench/results/2026-11-25-h100-mps-in-place).
+  // Such messages go through the landing buffer.
+  static constexpr std::int64_t kTinyBlock = 8;
+  static constexpr std::int64_t kMaxTinyBlocksInPlace = std::int64_t{1} << 19;
 };
 
 struct Segment {
@@ -71,8 +80,9 @@ canon::StridedBlock block_of(const Segment& segment);
 // segment inside the allocation it names.
 bool consistent(const DirectLayout& layout, std::int64_t bytes);
 
-// The smallest dense block of its segments (against DirectPolicy::kMinBlockAcrossGpus).
+// The smallest dense block of its segments / of a form's pieces (against DirectPolicy).
 std::int64_t smallest_block(const DirectLayout& layout);
+std::int64_t smallest_block(const canon::CanonicalForm& form);
 
 // The mapping process's form of the object, `bases[a]` its mapping of allocation a: one element
 // whose origin is bases[0] (segments of other allocations lie at their mappings' distance from

@@ -124,6 +124,21 @@ TEST(DirectLayout, ElementsOfAOnePieceFormFoldIntoOneBlock) {
   }
 }
 
+TEST(DirectLayout, SmallestBlockOfAFormAndOfALayout) {
+  std::mt19937_64 rng(10);
+  for (int i = 0; i < 500; ++i) {
+    const canon::CanonicalForm form = random_form(rng);
+    std::int64_t want = std::numeric_limits<std::int64_t>::max();
+    DirectLayout l;
+    for (const canon::StridedBlock& sb : form.pieces) {
+      want = std::min(want, sb.block);
+      l.segment[l.segments++] = segment_of(sb, 0);
+    }
+    EXPECT_EQ(smallest_block(form), want);
+    EXPECT_EQ(smallest_block(l), want);
+  }
+}
+
 TEST(DirectLayout, SplittingAlongTheOutermostDimKeepsEveryPackedByteInOrder) {
   std::mt19937_64 rng(7);
   for (int i = 0; i < 2000; ++i) {

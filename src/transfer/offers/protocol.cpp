@@ -1,5 +1,6 @@
 #include "transfer/offers/protocol.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <unordered_set>
@@ -175,17 +176,24 @@ void offer_in_place(const Object& object, int device, Terms& terms) {
 enum class InPlace { No, Written, Failed };
 
 // Writes the object straight into the receive buffer the terms describe, in the receiver's
-// layout (one kernel, no landing buffer), where it may: a message of exactly the receive's
-// capacity, a GPU object the engine serves, and (across GPUs) blocks large enough for the link
-// (DirectPolicy). No: use the landing buffer instead (nothing written); Failed: `rc` says why.
+// layout (one kernel, no landing buffer), where it may and pays: a message of exactly the
+// receive's capacity, a GPU object the engine serves, blocks large enough for the link across
+// GPUs, and not too many tiny blocks (DirectPolicy). No: use the landing buffer instead (nothing
+// written); Failed: `rc` says why.
 InPlace write_in_place(const Object& object, MPI_Comm comm, const Terms& terms, int& rc) {
   const int device = engine::cuda::current_device();
   if (!terms.in_place || object.bytes() != terms.capacity || !object.gpu || device < 0 ||
       !gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity)) {
     return InPlace::No;
   }
-  if (terms.gpu != engine::cuda::device_fingerprint(device) &&
-      smallest_block(terms.layout) < DirectPolicy::kMinBlockAcrossGpus) {
+  const std::int64_t smallest =
+      std::min(smallest_block(terms.layout), smallest_block(object.plan->form));
+  if (smallest <= 0 || (terms.gpu != engine::cuda::device_fingerprint(device) &&
+                        smallest < DirectPolicy::kMinBlockAcrossGpus)) {
+    return InPlace::No;
+  }
+  if (smallest < DirectPolicy::kTinyBlock &&
+      terms.capacity / smallest > DirectPolicy::kMaxTinyBlocksInPlace) {
     return InPlace::No;
   }
   AllocationBases bases{};
