@@ -25,10 +25,11 @@ namespace {
 
 using runtime::LogLevel;
 
-// Offers a process can have open at once (a 3D halo posts 26 receives), and the host landing
-// area per slot in host mode (the GPU path lands in device wires instead).
-constexpr int kSlots = 64;
-constexpr std::int64_t kHostLandingBytes = std::int64_t{64} << 10;
+// Offers a process can have open at once (a 3D halo of 8 quantities posts 26 x 8 receives; a
+// slot is about 2 KiB), and the host landing area per slot in host mode (the GPU path lands in
+// device wires instead; 4 MiB of landing per process).
+constexpr int kSlots = 256;
+constexpr std::int64_t kHostLandingBytes = std::int64_t{16} << 10;
 // How long a sender whose receiver has been offering on the stream waits for the next offer
 // before it sends the data through the MPI (claim_offer). A receiver posts its next receive a
 // moment after its last one completed, and with in-place writes that completion does no GPU
