@@ -14,20 +14,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "late_fill.cuh"
 #include "strider/strider.h"
 
 namespace {
-
-// Waits about `cycles` clock cycles, then writes value(i) = base + i.
-__global__ void late_fill(int* out, long n, int base, long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long>(gridDim.x) * blockDim.x) {
-    out[i] = base + static_cast<int>(i);
-  }
-}
 
 int value(int round, int rank, long i) {
   return round * 1000003 + rank * 100003 + static_cast<int>(i);
@@ -51,7 +41,7 @@ TEST(InPlaceOrder, ReadersSeeWorkQueuedOnTheDefaultStreamBeforeTheCall) {
     for (bool strided : {false, true}) {
       ASSERT_EQ(cudaMemset(recv, 0xff, n * sizeof(int)), cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-      late_fill<<<64, 256>>>(send, n, value(round, rank, 0), 20'000'000);  // ~10 ms
+      late_fill<<<64, 256>>>(send, n, value(round, rank, 0), 1, 20'000'000);  // ~10 ms
       ASSERT_EQ(cudaGetLastError(), cudaSuccess);
       if (!strided) {
         ASSERT_EQ(MPI_Alltoall(send, static_cast<int>(kPerPeer), MPI_INT, recv,

@@ -15,20 +15,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "late_fill.cuh"
 #include "strider/strider.h"
 
 namespace {
-
-// Waits about `cycles` clock cycles, then writes `stale` over n ints.
-__global__ void late_fill(int* out, long n, int stale, long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-  for (long i = blockIdx.x * static_cast<long>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<long>(gridDim.x) * blockDim.x) {
-    out[i] = stale;
-  }
-}
 
 int value(int round, long i) { return round * 1000003 + static_cast<int>(i) + 1; }
 
@@ -64,7 +54,7 @@ TEST(InPlaceWrite, WritesInPlaceOnlyAfterTheReceiversDefaultStreamIsDone) {
       ASSERT_EQ(cudaMemset(recv, 0, kInts * sizeof(int)), cudaSuccess);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       if (busy) {
-        late_fill<<<64, 256>>>(recv, kInts, -7, 20'000'000);  // ~10 ms
+        late_fill<<<64, 256>>>(recv, kInts, -7, 0, 20'000'000);  // ~10 ms
         ASSERT_EQ(cudaGetLastError(), cudaSuccess);
       }
       const strider_stats before = stats();
