@@ -1,3 +1,5 @@
+#include <cuda.h>
+
 #include <array>
 #include <atomic>
 #include <memory>
@@ -27,6 +29,20 @@ void* driver_function(const char* name) {
     return nullptr;
   }
   return fn;
+}
+
+cudaError_t query_stream(cudaStream_t stream) {
+  using StreamQuery = CUresult (*)(CUstream);
+  static const auto driver_query = driver_entry_point<StreamQuery>("cuStreamQuery");
+  if (driver_query) {
+    const CUresult rc = driver_query(stream);
+    if (rc == CUDA_SUCCESS) return cudaSuccess;
+    if (rc == CUDA_ERROR_NOT_READY) return cudaErrorNotReady;
+  }
+  // A failure (or no driver entry point): the runtime names it as the runtime does.
+  const cudaError_t rc = cudaStreamQuery(stream);
+  if (rc == cudaErrorNotReady) (void)cudaGetLastError();
+  return rc;
 }
 
 DeviceContext* DeviceContext::get(int device, std::string& error) {
@@ -101,7 +117,7 @@ cudaError_t DeviceContext::wait_signal(unsigned seq) {
   for (unsigned spins = 1;; ++spins) {
     if (*flag == seq) return cudaSuccess;
     if (spins % kSpinsPerStreamCheck != 0) continue;
-    const cudaError_t rc = cudaStreamQuery(stream_);
+    const cudaError_t rc = query_stream(stream_);
     if (rc != cudaErrorNotReady) return rc;  // done (success) or failed
   }
 }

@@ -89,6 +89,12 @@ class DeviceGuard {
 // "what: cudaErrorX (description)" for logs and error messages.
 std::string cuda_error_text(const char* what, cudaError_t rc);
 
+// Whether `stream`'s queued work is done (cudaSuccess), not yet (cudaErrorNotReady), or failed
+// (its error), without waiting. Asks the driver first: the runtime's cudaStreamQuery records
+// cudaErrorNotReady as the last error, which the application's next cudaGetLastError() would
+// see as Strider's leftover. The current device must be the stream's.
+cudaError_t query_stream(cudaStream_t stream);
+
 // A CUDA driver function reached through the runtime (so libstrider does not link libcuda,
 // which machines without a GPU driver lack): null when the driver lacks it.
 void* driver_function(const char* name);

@@ -22,8 +22,8 @@ ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
 namespace {
 
 // `count` elements of a one-piece form as one strided block: the piece's dims, then the repeat
-// dims, then the elements (packed order runs the piece's dims fastest, the elements slowest).
-// Nothing when that takes more than kMaxDims dims.
+// dims, then the elements (packed order runs the piece's dims fastest, the elements slowest),
+// normalized (dense elements become one block). Nothing when that takes more than kMaxDims dims.
 std::optional<canon::StridedBlock> fold_one_piece(const canon::CanonicalForm& form,
                                                   std::int64_t extent, std::int64_t count) {
   if (form.pieces.size() != 1) return std::nullopt;
@@ -35,7 +35,7 @@ std::optional<canon::StridedBlock> fold_one_piece(const canon::CanonicalForm& fo
     if (d.count > 1) sb.dims.push_back(d);
   }
   if (count > 1) sb.dims.push_back({count, extent});
-  return sb;
+  return canon::normalized(sb);
 }
 
 }  // namespace
@@ -142,7 +142,11 @@ std::int64_t smallest_block(const DirectLayout& layout) {
   return smallest;
 }
 
-std::int64_t smallest_block(const canon::CanonicalForm& form) {
+std::int64_t smallest_block(const canon::CanonicalForm& form, std::int64_t extent,
+                            std::int64_t count) {
+  if (count > 0) {
+    if (auto folded = fold_one_piece(form, extent, count)) return folded->block;
+  }
   std::int64_t smallest = 0;
   for (const canon::StridedBlock& sb : form.pieces) {
     if (smallest == 0 || sb.block < smallest) smallest = sb.block;

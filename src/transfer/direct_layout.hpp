@@ -80,9 +80,11 @@ canon::StridedBlock block_of(const Segment& segment);
 // segment inside the allocation it names.
 bool consistent(const DirectLayout& layout, std::int64_t bytes);
 
-// The smallest dense block of its segments / of a form's pieces (against DirectPolicy).
+// The smallest dense block of a layout's segments / of `count` elements of `form` (a one-piece
+// form folded as flatten does, so dense elements count as one block), against DirectPolicy.
 std::int64_t smallest_block(const DirectLayout& layout);
-std::int64_t smallest_block(const canon::CanonicalForm& form);
+std::int64_t smallest_block(const canon::CanonicalForm& form, std::int64_t extent,
+                            std::int64_t count);
 
 // The mapping process's form of the object, `bases[a]` its mapping of allocation a: one element
 // whose origin is bases[0] (segments of other allocations lie at their mappings' distance from

@@ -11,10 +11,6 @@
 namespace strider::transfer {
 namespace {
 
-// Unpinned mappings kept open at most, by count and by bytes (wire_imports.hpp).
-constexpr std::size_t kMaxImports = 64;
-constexpr std::size_t kMaxImportBytes = std::size_t{4} << 30;
-
 struct Exports {
   std::mutex mutex;
   std::map<const void*, WireHandle> by_base;

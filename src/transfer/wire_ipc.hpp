@@ -15,6 +15,10 @@
 
 namespace strider::transfer {
 
+// Unpinned mappings kept open at most, by count and by bytes (wire_imports.hpp).
+constexpr std::size_t kMaxImports = 64;
+constexpr std::size_t kMaxImportBytes = std::size_t{4} << 30;
+
 // The IPC handle of a whole allocation (cudaIpcMemHandle_t's bytes).
 struct WireHandle {
   std::array<unsigned char, 64> bytes{};

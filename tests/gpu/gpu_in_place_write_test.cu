@@ -6,7 +6,8 @@
 // strided type without synchronizing, and the sender sends once the receive is posted: the
 // receiver must end with the message (the unpack ordered after the kernel), never the stale
 // values. In rounds where the receiver synchronized first, the message must have been written
-// in place (the path is taken, not only avoided). Both directions, both ranks one node.
+// in place (the path is taken, not only avoided), and no call leaves a CUDA error behind (a busy
+// stream's cudaErrorNotReady). Both directions, both ranks one node.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
@@ -61,6 +62,8 @@ TEST(InPlaceWrite, WritesInPlaceOnlyAfterTheReceiversDefaultStreamIsDone) {
       MPI_Request request;
       ASSERT_EQ(MPI_Irecv(recv, 1, half_blocks, 1 - rank, round, MPI_COMM_WORLD, &request),
                 MPI_SUCCESS);
+      // Asking whether the default stream is idle leaves no error behind for the application.
+      EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "round " << round;
       MPI_Barrier(MPI_COMM_WORLD);  // the receive (and its offer) is posted
       MPI_Status status;
       ASSERT_EQ(MPI_Wait(&request, &status), MPI_SUCCESS);

@@ -124,19 +124,59 @@ TEST(DirectLayout, ElementsOfAOnePieceFormFoldIntoOneBlock) {
   }
 }
 
+// The smallest block is never more than the shortest run of consecutive addresses the packed
+// bytes make, and never less than the smallest piece; dense elements are one block.
 TEST(DirectLayout, SmallestBlockOfAFormAndOfALayout) {
   std::mt19937_64 rng(10);
   for (int i = 0; i < 500; ++i) {
     const canon::CanonicalForm form = random_form(rng);
-    std::int64_t want = std::numeric_limits<std::int64_t>::max();
+    const std::int64_t extent = static_cast<std::int64_t>(rng() % 4001) - 2000;
+    const std::int64_t count = 1 + static_cast<std::int64_t>(rng() % 5);
+    std::int64_t piece = std::numeric_limits<std::int64_t>::max();
+    for (const canon::StridedBlock& sb : form.pieces) piece = std::min(piece, sb.block);
+    const auto bytes = walk(form, extent, count);
+    std::int64_t run = 1, shortest = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t k = 1; k <= bytes.size(); ++k) {
+      if (k < bytes.size() && bytes[k] == bytes[k - 1] + 1) {
+        ++run;
+      } else {
+        shortest = std::min(shortest, run);
+        run = 1;
+      }
+    }
+    const std::int64_t got = smallest_block(form, extent, count);
+    EXPECT_GE(got, piece) << canon::to_string(form);
+    EXPECT_LE(got, shortest) << canon::to_string(form) << " extent " << extent << " x" << count;
     DirectLayout l;
-    for (const canon::StridedBlock& sb : form.pieces) {
-      want = std::min(want, sb.block);
+    for (const canon::StridedBlock& sb : flatten(form, extent, count, DirectPolicy::kMaxSegments)) {
       l.segment[l.segments++] = segment_of(sb, 0);
     }
-    EXPECT_EQ(smallest_block(form), want);
-    EXPECT_EQ(smallest_block(l), want);
+    if (l.segments > 0) EXPECT_EQ(smallest_block(l), got) << canon::to_string(form);
   }
+  // 1000 dense 8-byte elements: one block of 8000 bytes.
+  canon::CanonicalForm dense;
+  dense.pieces.push_back(canon::StridedBlock{0, 8, {}});
+  canon::derive_summaries(dense);
+  EXPECT_EQ(smallest_block(dense, 8, 1000), 8000);
+  EXPECT_EQ(smallest_block(dense, 16, 1000), 8);
+}
+
+// A one-piece form whose dims, repetitions and elements exceed kMaxDims is not folded: its
+// elements and repetitions are listed, in packed order, within the bound.
+TEST(DirectLayout, FormsPastTheDimBoundAreListed) {
+  canon::CanonicalForm form;
+  canon::StridedBlock sb{0, 2, {}};
+  for (int k = 0; k < 6; ++k) sb.dims.push_back({2, 4 << k});
+  form.pieces.push_back(sb);
+  form.repeat.push_back({2, 1000});
+  form.repeat.push_back({2, 3000});
+  canon::derive_summaries(form);
+  const auto blocks = flatten(form, 9000, 3, 64);  // 6 + 2 + 1 dims > kMaxDims
+  ASSERT_EQ(blocks.size(), 12u);                   // 3 elements x 4 repetitions
+  std::vector<std::int64_t> got;
+  for (const canon::StridedBlock& b : blocks) walk(b, 0, got);
+  EXPECT_EQ(got, walk(form, 9000, 3));
+  EXPECT_TRUE(flatten(form, 9000, 3, 11).empty());
 }
 
 TEST(DirectLayout, SplittingAlongTheOutermostDimKeepsEveryPackedByteInOrder) {

@@ -54,7 +54,7 @@ TEST(OffersBoard, TakeFillSettle) {
   ASSERT_TRUE(claim.has_value());
   EXPECT_FALSE(slots.retract(s));
   EXPECT_FALSE(take(slots, message(1, 7, 3), 16).has_value());  // taken once only
-  Slots::fill(*claim, 16);
+  EXPECT_TRUE(Slots::fill(*claim, 16));
   const Outcome o = slots.settle(s);
   EXPECT_EQ(o.phase, Phase::Filled);
   EXPECT_EQ(o.bytes, 16);
@@ -74,10 +74,43 @@ TEST(OffersBoard, WrittenInPlaceSettlesWithItsCount) {
   ASSERT_TRUE(claim.has_value());
   EXPECT_EQ(claim->terms.in_place, 1);
   EXPECT_EQ(claim->terms.layout.segment[0].block, 48);
-  Slots::fill(*claim, 48, true);
+  EXPECT_TRUE(Slots::fill(*claim, 48, true));
+  EXPECT_FALSE(slots.retract(s));  // a cancel now is refused: the receive completes
+  EXPECT_FALSE(take(slots, message(4, 2, 0), 48).has_value());
   const Outcome o = slots.settle(s);
   EXPECT_EQ(o.phase, Phase::Written);
   EXPECT_EQ(o.bytes, 48);
+}
+
+// A receive the MPI refused after its offer was taken: the receiver withdraws the offer and
+// waits until the sender stopped writing; the sender's fill fails (it sends the data instead,
+// no notice), and a new offer in the same slot is never marked by the old claim.
+TEST(OffersBoard, WithdrawnWhileTakenTheSendersFillFails) {
+  std::vector<Slot> memory(1);
+  Slots slots(memory.data(), 1);
+  for (int round = 0; round < 2000; ++round) {
+    const int s = slots.open(terms(3, 1, static_cast<std::uint64_t>(round), 32));
+    ASSERT_EQ(s, 0);
+    const auto claim = take(slots, message(3, 1, static_cast<std::uint64_t>(round)), 32);
+    ASSERT_TRUE(claim.has_value());
+    bool filled = true;
+    std::thread sender([&] {
+      for (int spin = 0; spin < round % 50; ++spin)
+        std::atomic_signal_fence(std::memory_order_seq_cst);
+      filled = Slots::fill(*claim, 32);
+    });
+    const Outcome o = slots.settle(s);  // the receive was refused
+    sender.join();
+    // Either the sender filled first (settled Filled) or it saw the withdrawal (Released).
+    ASSERT_EQ(o.phase, filled ? Phase::Filled : Phase::Released);
+    // The slot is free, and a stale claim cannot mark the next offer.
+    const int again = slots.open(terms(3, 1, 100000, 32));
+    ASSERT_EQ(again, 0);
+    EXPECT_FALSE(Slots::fill(*claim, 32));
+    EXPECT_FALSE(Slots::fail(*claim));
+    EXPECT_TRUE(slots.retract(again));
+    EXPECT_EQ(slots.settle(again).phase, Phase::Retracted);
+  }
 }
 
 TEST(OffersBoard, RetractedIsNeverTakenAndReopenGivesBack) {
@@ -90,7 +123,7 @@ TEST(OffersBoard, RetractedIsNeverTakenAndReopenGivesBack) {
   const int u = slots.open(terms(0, 1, 1, 8));
   auto claim = take(slots, message(0, 1, 1), 8);
   ASSERT_TRUE(claim.has_value());
-  Slots::reopen(*claim);
+  EXPECT_TRUE(Slots::reopen(*claim));
   EXPECT_TRUE(slots.retract(u));
   EXPECT_EQ(slots.settle(u).phase, Phase::Retracted);
 }
@@ -103,7 +136,7 @@ TEST(OffersBoard, DeclinedOfferSettlesAsNotFilled) {
   const int s = slots.open(terms(2, 4, 0, 16));
   const auto claim = take(slots, message(2, 4, 0), 8);
   ASSERT_TRUE(claim.has_value());
-  Slots::decline(*claim);
+  EXPECT_TRUE(Slots::decline(*claim));
   EXPECT_FALSE(take(slots, message(2, 4, 0), 8).has_value());
   EXPECT_TRUE(slots.retract(s));
   EXPECT_EQ(slots.settle(s).phase, Phase::Declined);
@@ -133,7 +166,7 @@ TEST(OffersBoard, TakeAndRetractRaceHasOneWinner) {
       }
       if (auto c = take(slots, message(5, 9, round), 32)) {
         taken = true;
-        Slots::fill(*c, 32);
+        ASSERT_TRUE(Slots::fill(*c, 32));
       }
     });
     go.store(true);

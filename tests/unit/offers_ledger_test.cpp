@@ -8,6 +8,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <vector>
 
 #include "transfer/offers/ledger.hpp"
 
@@ -29,15 +30,39 @@ TEST(OffersLedger, SendIndicesCountPerStreamAndPoison) {
 
 TEST(OffersLedger, ASenderExpectsAnOfferWhereTheReceiverHasBeenOffering) {
   SendLedger s;
-  EXPECT_FALSE(s.expects_offer(1, 5, 0));  // nothing seen, no offer made yet
-  EXPECT_TRUE(s.expects_offer(1, 5, 2));   // the receiver made offers in the bucket
-  s.note_offer(1, 5, false, 2);            // none found; the tally was 2
+  EXPECT_FALSE(s.expects_offer(1, 5, 2));  // a stream's first send never waits
+  s.note_offer(1, 5, false, 2, false);     // none found; the tally was 2
   EXPECT_FALSE(s.expects_offer(1, 5, 2));  // no new offer since
   EXPECT_TRUE(s.expects_offer(1, 5, 3));   // one since (it came too late for that send)
-  s.note_offer(1, 5, true, 3);             // found one
-  EXPECT_TRUE(s.expects_offer(1, 5, 3));
-  EXPECT_FALSE(s.expects_offer(1, 6, 0));  // another stream
-  EXPECT_FALSE(s.expects_offer(2, 5, 0));
+  s.note_offer(1, 5, true, 3, true);       // found one by waiting
+  EXPECT_TRUE(s.expects_offer(1, 5, 3));   // the receiver keeps offering
+  EXPECT_FALSE(s.expects_offer(1, 6, 3));  // another stream
+  EXPECT_FALSE(s.expects_offer(2, 5, 3));
+}
+
+// A receiver that always posts after the sends still makes (late) offers: the sender's waits
+// find nothing, and it backs off to every 2nd, 4th, ... 64th send; one offer found resets it.
+TEST(OffersLedger, FruitlessWaitsBackOff) {
+  SendLedger s;
+  std::uint64_t tally = 1;
+  s.note_offer(0, 0, false, tally, false);
+  std::vector<int> waited_at;
+  for (int send = 0; send < 300; ++send) {
+    ++tally;  // the receiver's late offer for the last message
+    const bool wait = s.expects_offer(0, 0, tally);
+    if (wait) waited_at.push_back(send);
+    s.note_offer(0, 0, false, tally, wait);
+  }
+  ASSERT_GE(waited_at.size(), 8u);
+  EXPECT_EQ(waited_at[0], 0);
+  EXPECT_EQ(waited_at[1], 2);  // after 1 fruitless wait: every 2nd send
+  EXPECT_EQ(waited_at[2], 6);  // after 2: every 4th
+  for (std::size_t k = 7; k < waited_at.size(); ++k) {
+    EXPECT_EQ(waited_at[k] - waited_at[k - 1], 64);  // capped
+  }
+  ++tally;
+  s.note_offer(0, 0, true, tally, true);  // an offer found: waiting again at once
+  EXPECT_TRUE(s.expects_offer(0, 0, tally));
 }
 
 TEST(OffersLedger, WildcardsAndPendingReceivesBlockOffers) {

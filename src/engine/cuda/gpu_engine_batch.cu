@@ -248,8 +248,7 @@ Outcome settle_default_stream(int device, std::string& error) {
 
 bool default_stream_idle(int device) {
   runtime::DeviceGuard guard(device);
-  // cudaErrorNotReady is no error to clear; any other is the application's to see.
-  return guard.ok() && cudaStreamQuery(cudaStreamLegacy) == cudaSuccess;
+  return guard.ok() && runtime::query_stream(cudaStreamLegacy) == cudaSuccess;
 }
 
 Outcome copy_layout(const Layout& from, std::int64_t count_from, const BufferView& from_view,

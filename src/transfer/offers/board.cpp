@@ -11,6 +11,21 @@ constexpr std::uint64_t generation_of(std::uint64_t w) { return w >> 8; }
 
 std::atomic_ref<std::uint64_t> state(Slot& s) { return std::atomic_ref<std::uint64_t>(s.state); }
 
+// The sender's move out of Taken; where the receiver withdrew the offer meanwhile, Released
+// (and a slot that has moved on since is left alone).
+bool leave_taken(const Claim& claim, Phase to) {
+  std::uint64_t w = word(claim.generation, Phase::Taken);
+  if (state(*claim.slot)
+          .compare_exchange_strong(w, word(claim.generation, to), std::memory_order_acq_rel)) {
+    return true;
+  }
+  w = word(claim.generation, Phase::Withdrawn);
+  state(*claim.slot)
+      .compare_exchange_strong(w, word(claim.generation, Phase::Released),
+                               std::memory_order_acq_rel);
+  return false;
+}
+
 }  // namespace
 
 int Slots::open(const Terms& terms) {
@@ -38,7 +53,14 @@ bool Slots::retract(int slot) {
 Outcome Slots::settle(int slot) {
   Slot& s = slots_[slot];
   retract(slot);  // an offer nobody took: closed before anyone can
-  const std::uint64_t w = state(s).load(std::memory_order_acquire);
+  std::uint64_t w = state(s).load(std::memory_order_acquire);
+  if (phase_of(w) == Phase::Taken &&
+      state(s).compare_exchange_strong(w, word(generation_of(w), Phase::Withdrawn),
+                                       std::memory_order_acq_rel)) {
+    // Refused receive: the sender's next move fails; wait until it stopped writing (one kernel).
+    while (phase_of(w = state(s).load(std::memory_order_acquire)) != Phase::Released) {
+    }
+  }
   Outcome out{phase_of(w), 0};
   if (out.phase == Phase::Filled || out.phase == Phase::Written) out.bytes = s.filled;
   state(s).store(word(generation_of(w), Phase::Empty), std::memory_order_release);
@@ -66,23 +88,15 @@ std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes, b
   return std::nullopt;
 }
 
-void Slots::fill(const Claim& claim, std::int64_t bytes, bool in_place) {
-  claim.slot->filled = bytes;
-  state(*claim.slot)
-      .store(word(claim.generation, in_place ? Phase::Written : Phase::Filled),
-             std::memory_order_release);
+bool Slots::fill(const Claim& claim, std::int64_t bytes, bool in_place) {
+  claim.slot->filled = bytes;  // published by the move to Filled or Written
+  return leave_taken(claim, in_place ? Phase::Written : Phase::Filled);
 }
 
-void Slots::fail(const Claim& claim) {
-  state(*claim.slot).store(word(claim.generation, Phase::Failed), std::memory_order_release);
-}
+bool Slots::fail(const Claim& claim) { return leave_taken(claim, Phase::Failed); }
 
-void Slots::decline(const Claim& claim) {
-  state(*claim.slot).store(word(claim.generation, Phase::Declined), std::memory_order_release);
-}
+bool Slots::decline(const Claim& claim) { return leave_taken(claim, Phase::Declined); }
 
-void Slots::reopen(const Claim& claim) {
-  state(*claim.slot).store(word(claim.generation, Phase::Open), std::memory_order_release);
-}
+bool Slots::reopen(const Claim& claim) { return leave_taken(claim, Phase::Open); }
 
 }  // namespace strider::transfer::offers

@@ -9,6 +9,12 @@
 //   sender:   decline() Taken -> Declined (it cannot write the landing buffer: the data goes
 //             by the MPI, and the receiver offers it nothing more)
 //   receiver: retract() Open -> Retracted; settle() reads the outcome and empties the slot
+//   receiver: settle() of a slot still Taken (its receive was refused by the MPI, so nothing
+//             will match a notice for it): Taken -> Withdrawn, then waits until the sender,
+//             whose fill then fails, has stopped writing (-> Released) and sends the data
+//             instead.
+// The sender's moves out of Taken are compare-and-swaps too, so a slot withdrawn and reused for
+// a new offer is never marked by a stale claim.
 //
 // The fields are written while the slot is empty and published by the release store of Open;
 // a sender reads them after an acquire load of Open, and its CAS fails if the slot changed since.
@@ -68,7 +74,9 @@ enum class Phase : std::uint8_t {
   Retracted = 4,
   Failed = 5,
   Declined = 6,
-  Written = 7  // filled, straight into the receive buffer (nothing to unpack)
+  Written = 7,    // filled, straight into the receive buffer (nothing to unpack)
+  Withdrawn = 8,  // taken, then given up by the receiver (its receive was refused)
+  Released = 9    // the sender saw it withdrawn and writes nothing more
 };
 
 // What became of an offer once its receive completed.
@@ -98,21 +106,24 @@ class Slots {
   int open(const Terms& terms);
   // Receiver: withdraws an open offer; false if a sender took it first (true if it declined).
   bool retract(int slot);
-  // Receiver, once its receive completed: the outcome (an offer still open is retracted now),
-  // and the slot is emptied.
+  // Receiver, once its receive completed or was refused: the outcome (an offer still open is
+  // retracted now; one still taken is withdrawn, waiting for its sender: Released), and the
+  // slot is emptied.
   Outcome settle(int slot);
 
   // Sender: takes the open offer for `message` if there is one whose capacity and unit admit
   // `bytes`. `offered`: whether an open offer for `message` was there at all.
   std::optional<Claim> take(const MessageId& message, std::int64_t bytes, bool& offered);
   // Sender: the bytes are in the landing buffer (Filled) or in the receive buffer itself
-  // (`in_place`: Written) / could not be written.
-  static void fill(const Claim& claim, std::int64_t bytes, bool in_place = false);
-  static void fail(const Claim& claim);
+  // (`in_place`: Written) / could not be written. Each of these four returns false when the
+  // receiver withdrew the offer meanwhile (the slot is then Released): send the data instead,
+  // and no notice.
+  static bool fill(const Claim& claim, std::int64_t bytes, bool in_place = false);
+  static bool fail(const Claim& claim);
   // Sender: gives back an offer it took but cannot fill (nothing written yet).
-  static void reopen(const Claim& claim);
+  static bool reopen(const Claim& claim);
   // Sender: gives up an offer it took and cannot fill for good; it sends the data instead.
-  static void decline(const Claim& claim);
+  static bool decline(const Claim& claim);
 
  private:
   Slot* slots_ = nullptr;

@@ -22,12 +22,26 @@ void SendLedger::poison(int dest, int tag) { poisoned_.insert(stream_key(dest, t
 
 bool SendLedger::expects_offer(int dest, int tag, std::uint64_t tally) const {
   const auto it = seen_.find(stream_key(dest, tag));
-  if (it == seen_.end()) return tally != 0;
-  return it->second.offered || it->second.tally != tally;
+  if (it == seen_.end()) return false;
+  const Seen& s = it->second;
+  if (!s.offered && s.tally == tally) return false;
+  constexpr unsigned kMaxBackoff = 6;  // every 64th send at most
+  return s.fruitless == 0 || s.skipped + 1 >= (1u << std::min(s.fruitless, kMaxBackoff));
 }
 
-void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally) {
-  seen_[stream_key(dest, tag)] = Seen{offered, tally};
+void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited) {
+  Seen& s = seen_[stream_key(dest, tag)];
+  s.offered = offered;
+  s.tally = tally;
+  if (offered) {
+    s.fruitless = 0;
+    s.skipped = 0;
+  } else if (waited) {
+    ++s.fruitless;
+    s.skipped = 0;
+  } else {
+    ++s.skipped;
+  }
 }
 
 std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {

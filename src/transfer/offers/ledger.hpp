@@ -30,10 +30,14 @@ class SendLedger {
   // Whether a send on the stream that finds no offer should wait a moment for one: the
   // stream's last send found one, or the receiver made offers in the stream's bucket since
   // (`tally`, NodeBoard::offers_to_me). Its receiver then posts its receives around when this
-  // process sends (a halo, a ping-pong), and its next offer may be a moment away.
+  // process sends (a halo, a ping-pong), and its next offer may be a moment away. After waits
+  // that found nothing (a receiver that posts after the sends), it waits only every 2nd, 4th,
+  // ..., at most every 64th time, until an offer is found again. A stream's first send never
+  // waits.
   bool expects_offer(int dest, int tag, std::uint64_t tally) const;
-  // What a send on the stream found: an offer or not, with the tally then.
-  void note_offer(int dest, int tag, bool offered, std::uint64_t tally);
+  // What a send on the stream found: an offer or not, with the tally then, and whether it
+  // waited for one.
+  void note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited);
 
  private:
   std::unordered_map<std::uint64_t, std::uint64_t> sent_;
@@ -41,6 +45,8 @@ class SendLedger {
   struct Seen {
     bool offered = false;
     std::uint64_t tally = 0;
+    unsigned fruitless = 0;  // waits in a row that found no offer
+    unsigned skipped = 0;    // sends since the last of them
   };
   std::unordered_map<std::uint64_t, Seen> seen_;
   bool all_poisoned_ = false;

@@ -46,6 +46,9 @@ struct Protocol {
   // map this one's.
   std::unordered_set<int> unmappable;
   std::unordered_set<int> declined;
+  // By world rank: receivers whose receive buffers this process could not map (their offers
+  // then land in landing buffers).
+  std::unordered_set<int> no_in_place;
 };
 
 Protocol& protocol() {
@@ -138,7 +141,7 @@ std::uint64_t stream_hash(std::uint64_t comm, int tag) {
 
 // The sender's claim on the offer for `message` from the receiver at node rank `node`, if it
 // made one. Where the receiver has been offering on the stream and no offer is there yet, waits
-// up to kOfferWait for it.
+// up to kOfferWait for it (less often after waits that found nothing: SendLedger).
 std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
                                  SendLedger& sends, int dest) {
   const NodeBoard& board = protocol().board;
@@ -146,13 +149,14 @@ std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_
   const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
   bool offered = false;
   auto claim = slots.take(message, bytes, offered);
-  if (!claim && !offered && sends.expects_offer(dest, message.tag, tally)) {
+  const bool wait = !claim && !offered && sends.expects_offer(dest, message.tag, tally);
+  if (wait) {
     const auto until = std::chrono::steady_clock::now() + kOfferWait;
     while (!claim && !offered && std::chrono::steady_clock::now() < until) {
       claim = slots.take(message, bytes, offered);
     }
   }
-  sends.note_offer(dest, message.tag, offered, tally);
+  sends.note_offer(dest, message.tag, offered, tally, wait);
   return claim;
 }
 
@@ -181,14 +185,25 @@ enum class InPlace { No, Written, Failed };
 // receive's capacity, a GPU object the engine serves, blocks large enough for the link across
 // GPUs, and not too many tiny blocks (DirectPolicy). No: use the landing buffer instead (nothing
 // written); Failed: `rc` says why.
-InPlace write_in_place(const Object& object, MPI_Comm comm, const Terms& terms, int& rc) {
-  const int device = engine::cuda::current_device();
+InPlace write_in_place(const Object& object, MPI_Comm comm, int receiver, const Terms& terms,
+                       int& rc) {
+  Protocol& p = protocol();
+  const int device =
+      object.view.info.device >= 0 ? object.view.info.device : engine::cuda::current_device();
   if (!terms.in_place || object.bytes() != terms.capacity || !object.gpu || device < 0 ||
-      !gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity)) {
+      !gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity) ||
+      p.no_in_place.count(receiver) != 0) {
     return InPlace::No;
   }
+  for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
+    // Past the mappings' cache bound it would be mapped anew for every message.
+    if (terms.layout.allocation[a].bytes > static_cast<std::int64_t>(kMaxImportBytes)) {
+      return InPlace::No;
+    }
+  }
   const std::int64_t smallest =
-      std::min(smallest_block(terms.layout), smallest_block(object.plan->form));
+      std::min(smallest_block(terms.layout),
+               smallest_block(object.plan->form, object.plan->bounds.extent, object.count));
   if (smallest <= 0 || (terms.gpu != engine::cuda::device_fingerprint(device) &&
                         smallest < DirectPolicy::kMinBlockAcrossGpus)) {
     return InPlace::No;
@@ -204,7 +219,15 @@ InPlace write_in_place(const Object& object, MPI_Comm comm, const Terms& terms, 
     const SharedAllocation& shared = terms.layout.allocation[a];
     std::byte* base =
         import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
-    if (base == nullptr) break;
+    if (base == nullptr) {
+      // Opening a handle that fails costs tens of microseconds: not again for this receiver.
+      p.no_in_place.insert(receiver);
+      runtime::log(LogLevel::Info,
+                   "same-node writes in place to world rank %d off (its offers land in landing "
+                   "buffers): %s",
+                   receiver, why.c_str());
+      break;
+    }
     bases[a] = base;
     pinned.push_back(base);
   }
@@ -223,9 +246,6 @@ InPlace write_in_place(const Object& object, MPI_Comm comm, const Terms& terms, 
       rc = report_error(comm, "same-node send", why);
       outcome = InPlace::Failed;
     }
-  }
-  if (outcome == InPlace::No) {
-    runtime::log(LogLevel::Debug, "same-node send not written in place: %s", why.c_str());
   }
   for (const std::byte* m : pinned) unpin_wire(m);
   return outcome;
@@ -309,7 +329,7 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
     return false;
   }
-  const InPlace written = write_in_place(object, comm, claim->terms, rc);
+  const InPlace written = write_in_place(object, comm, receiver, claim->terms, rc);
   if (written == InPlace::No) {
     std::byte* mapped = map_landing(node, receiver, *claim);
     if (mapped == nullptr) {
@@ -319,12 +339,14 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
     rc = fill_landing(object, comm, *claim, mapped);
     release_landing(*claim, mapped);
   }
-  if (rc == MPI_SUCCESS) {
-    Slots::fill(*claim, object.bytes(), written == InPlace::Written);
-    counters().offers_taken++;
-  } else {
-    Slots::fail(*claim);
+  const bool kept = rc == MPI_SUCCESS
+                        ? Slots::fill(*claim, object.bytes(), written == InPlace::Written)
+                        : Slots::fail(*claim);
+  if (!kept) {
+    rc = MPI_SUCCESS;  // withdrawn (its receive was refused): the data goes by the MPI
+    return false;
   }
+  if (rc == MPI_SUCCESS) counters().offers_taken++;
   p.board.sync();  // the outcome is visible before the notice is
   return true;
 }
@@ -440,16 +462,17 @@ bool settle(Incoming& in, MPI_Status& status, int error, int& rc) {
   const std::int64_t unit = in.object.plan->bounds.size;
   const int full = static_cast<int>(outcome.bytes / unit);
   rc = MPI_SUCCESS;
-  if (outcome.phase == Phase::Written) {
-    counters().offers_in_place++;  // the sender wrote the receive buffer itself
-  } else if (full > 0) {
+  if (outcome.phase != Phase::Written && full > 0) {  // Written: the sender wrote it in place
     std::byte* data = in.offer.landing == Landing::Device ? in.offer.wire.data() : in.offer.board;
     const auto view = landing_view(in.offer.landing, data, in.offer.wire.device);
     rc =
         unpack_object(element_range(in.object, 0, full), data, view, HostPacking::Strider, in.comm);
   }
   if (rc == MPI_SUCCESS) rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, outcome.bytes);
-  if (rc == MPI_SUCCESS) counters().offers_used++;
+  if (rc == MPI_SUCCESS) {
+    counters().offers_used++;
+    if (outcome.phase == Phase::Written) counters().offers_in_place++;
+  }
   return true;
 }
 
