@@ -76,9 +76,11 @@ int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type,
   }
   int rc = MPI_SUCCESS;
   if (numbered.index && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
-    // Filled already: the notice's request is the MPI's alone.
+    // Filled already: the notice's request holds nothing of Strider's, and is tracked only so
+    // that a cancel of it is refused.
     const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
                             offers::notice_type(), dest, tag, comm, request);
+    if (notice == MPI_SUCCESS) requests().track(*request, std::make_unique<NoticeOperation>());
     return rc != MPI_SUCCESS ? rc : numbered.sent(notice);
   }
   Outgoing out;

@@ -28,6 +28,15 @@ class ReceiveOperation final : public Operation {
   Incoming in_;
 };
 
+// A nonblocking send's notice (transfer/offers/protocol.hpp): its data is already in the
+// receiver's landing or receive buffer, and the offered receive waits for this very message, so
+// it is never cancelled (the standard lets a cancel fail; the send completes normally).
+class NoticeOperation final : public Operation {
+ public:
+  int complete(MPI_Status&, int) override { return MPI_SUCCESS; }
+  bool may_cancel() override { return false; }
+};
+
 // A receive the MPI fills, watched only so the same-node offers' receive ledger learns what it
 // matched (transfer/offers/protocol.hpp).
 class ObservedReceive final : public Operation {
