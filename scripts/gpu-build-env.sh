@@ -1,7 +1,7 @@
 # Sourced by the one-call GPU scripts: root's mpirun allowed, $OUT and $OUT/extras made, the
 # vendored test libraries (.deps, see vendor-deps.sh) found, and gpu_build to configure and build
 # the Open MPI + CUDA tree in $build (sm_90), its logs under $OUT/extras, and gpu_tests to run
-# the GPU tests. Sets `start`.
+# the GPU tests, and run to start a two-rank job with its output in the log. Sets `start`.
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT/extras"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -39,4 +39,19 @@ start_mps() {
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   nvidia-cuda-mps-control -d || { echo "nvidia-cuda-mps-control -d failed"; return 1; }
   trap 'echo quit | nvidia-cuda-mps-control' EXIT
+}
+
+# run NAME TIMEOUT ENV... -- COMMAND...: two ranks under mpirun, each ENV (NAME=VALUE, such as
+# LD_PRELOAD=...) passed to both with -x; the output's last $run_tail lines (default 40)
+# appended to $log (the caller's).
+# shellcheck disable=SC2154
+run() {
+  local name=$1 limit=$2
+  shift 2
+  local envs=()
+  while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
+  shift
+  echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
+  timeout "$limit" mpirun.openmpi --allow-run-as-root -n 2 "${envs[@]}" "$@" 2>&1 |
+    tail -"${run_tail:-40}" | tee -a "$log"
 }

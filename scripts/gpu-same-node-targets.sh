@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One call on a GPU machine for issue 12's targets (same-node zero-copy): build (sm_90), the GPU
-# tests, then with two ranks and Strider preloaded, each run with STRIDER_SAME_NODE=1 and =0:
+# tests (with the 4-rank virtual-node runs, label vnodes, whose CPU runs follow them), then with
+# two ranks and Strider preloaded, each run with STRIDER_SAME_NODE=1 and =0:
 #   - bench/pingpong, TEMPI's 2D objects (target: 1 MiB <= 25 us per half round trip on two GPUs);
 #   - bench/halo at per-rank 256^3, forms (i) isend, (ii) pack, (iii) alltoallw, (iv) expert
 #     (target: (i)-(iii) <= 3x the NVLink+HBM floor);
@@ -30,6 +31,12 @@ echo "== $gpus GPU(s)" | tee -a "$log"
 gpu_build targets || exit 1
 echo "== built in $((SECONDS - start)) s" | tee -a "$log"
 gpu_tests "$log" 300
+# Virtual nodes (STRIDER_TEST_NODE_SIZE=2 on 4 ranks: same-node and remote peers in one call):
+# the GPU runs were among the GPU tests above (label vnodes), their CPU runs follow.
+echo "== virtual nodes, CPU runs ($((SECONDS - start)) s)" | tee -a "$log"
+timeout 200 ctest --test-dir $build -L vnodes -LE gpu --output-on-failure \
+  >"$OUT/extras/ctest-vnodes.txt" 2>&1
+grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/extras/ctest-vnodes.txt" | tail -20 | tee -a "$log"
 if [[ ${MPS:-0} == 1 ]]; then
   start_mps || exit 1
   echo "== MPS on: the point-to-point GPU tests again ($((SECONDS - start)) s)" | tee -a "$log"
@@ -42,23 +49,11 @@ read -ra pingpong_args <<<"${PINGPONG_ARGS:---budget-ms 800}"
 read -ra halo_args <<<"${HALO_ARGS:---n 256 --iters 5 --forms isend,pack,alltoallw,expert}"
 read -ra halo_direct_args <<<"${HALO_DIRECT_ARGS:---n 256 --iters 5 --forms alltoallw,expert}"
 
-# run NAME TIMEOUT ENV... -- COMMAND...: two ranks under mpirun, the log appended.
-run() {
-  local name=$1 limit=$2
-  shift 2
-  local envs=()
-  while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
-  shift
-  echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
-  timeout "$limit" mpirun.openmpi --allow-run-as-root -n 2 -x LD_PRELOAD="$lib" "${envs[@]}" "$@" \
-    2>&1 | tail -40 | tee -a "$log"
-}
-
 # The hand-over of GPU work between two processes: on one GPU, and on two where there are two.
-run "gpu_handoff, both ranks on one GPU" 120 CUDA_VISIBLE_DEVICES=0 -- \
+run "gpu_handoff, both ranks on one GPU" 120 LD_PRELOAD="$lib" CUDA_VISIBLE_DEVICES=0 -- \
   $build/bench/strider_bench_gpu_handoff --csv "$OUT/handoff_1gpu.csv"
 if ((gpus >= 2)); then
-  run "gpu_handoff, one GPU per rank" 120 -- \
+  run "gpu_handoff, one GPU per rank" 120 LD_PRELOAD="$lib" -- \
     $build/bench/strider_bench_gpu_handoff --csv "$OUT/handoff_2gpu.csv"
 fi
 if [[ ${MEASURE:-1} == 1 ]]; then
@@ -71,22 +66,23 @@ if [[ ${MEASURE:-1} == 1 ]]; then
 fi
 for mode in $([[ ${BENCH:-1} == 1 ]] && echo 1 && [[ ${HOST:-1} == 1 ]] && echo 0); do
   tag=$([[ $mode == 1 ]] && echo same_node || echo host)
-  run "pingpong, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode -- \
+  run "pingpong, STRIDER_SAME_NODE=$mode" 200 LD_PRELOAD="$lib" STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_$tag.csv"
-  run "halo, STRIDER_SAME_NODE=$mode" 240 STRIDER_SAME_NODE=$mode -- \
+  run "halo, STRIDER_SAME_NODE=$mode" 240 LD_PRELOAD="$lib" STRIDER_SAME_NODE=$mode -- \
     $build/bench/strider_bench_halo "${halo_args[@]}" --csv "$OUT/halo_$tag.csv"
   if [[ $mode == 1 ]]; then
     # Offers through landing buffers (no writes in place), and the same-node collectives with
     # every piece through wires (no in-place reads).
-    run "pingpong, STRIDER_SAME_NODE_DIRECT=0" 200 STRIDER_SAME_NODE=1 STRIDER_SAME_NODE_DIRECT=0 \
-      -- $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_landing.csv"
-    run "halo alltoallw, STRIDER_SAME_NODE_DIRECT=0" 240 STRIDER_SAME_NODE=1 \
+    run "pingpong, STRIDER_SAME_NODE_DIRECT=0" 200 LD_PRELOAD="$lib" STRIDER_SAME_NODE=1 \
+      STRIDER_SAME_NODE_DIRECT=0 -- $build/bench/strider_bench_pingpong "${pingpong_args[@]}" \
+      --out "$OUT/pingpong_landing.csv"
+    run "halo alltoallw, STRIDER_SAME_NODE_DIRECT=0" 240 LD_PRELOAD="$lib" STRIDER_SAME_NODE=1 \
       STRIDER_SAME_NODE_DIRECT=0 -- $build/bench/strider_bench_halo "${halo_direct_args[@]}" \
       --csv "$OUT/halo_wires.csv"
   fi
   if ((gpus >= 2)); then
-    run "pingpong on one GPU, STRIDER_SAME_NODE=$mode" 200 STRIDER_SAME_NODE=$mode \
-      CUDA_VISIBLE_DEVICES=0 -- \
+    run "pingpong on one GPU, STRIDER_SAME_NODE=$mode" 200 LD_PRELOAD="$lib" \
+      STRIDER_SAME_NODE=$mode CUDA_VISIBLE_DEVICES=0 -- \
       $build/bench/strider_bench_pingpong "${pingpong_args[@]}" --out "$OUT/pingpong_1gpu_$tag.csv"
   fi
 done

@@ -23,11 +23,11 @@ namespace {
 
 using strider::bench::kMpiName;
 
-using GetStats = int (*)(strider_stats*);
+using GetStats = int (*)(strider_stats*, size_t);
 
 // Strider is only present when preloaded; looked up at run time so one binary serves both runs.
 GetStats strider_stats_fn() {
-  return reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  return reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
 }
 
 // Builds the type to commit; intermediates go into `temps`, freed after the commit.
@@ -254,9 +254,9 @@ double percentile(std::vector<double> v, double q) {
 // Whether Strider planned the construction or left it to the MPI (stderr, for the summary).
 const char* strider_verdict(GetStats get, const Build& build) {
   strider_stats before{}, after{};
-  get(&before);
+  get(&before, sizeof before);
   once_us(build);
-  get(&after);
+  get(&after, sizeof after);
   if (after.types_planned > before.types_planned) return "planned";
   if (after.types_unsupported > before.types_unsupported) return "unsupported";
   return "not seen";

@@ -239,8 +239,9 @@ inline std::string device_label(Memory mem, int device) {
   return name;
 }
 
-// Picks local rank % GPUs; false (on every rank alike) if some rank sees no GPU.
-inline bool select_gpu(int& device) {
+// Picks local rank % GPUs (GPU 0 on every rank with `first_gpu`); false (on every rank alike)
+// if some rank sees no GPU, and then no device is set.
+inline bool select_gpu(int& device, bool first_gpu = false) {
   MPI_Comm node;
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -252,7 +253,7 @@ inline bool select_gpu(int& device) {
   int have_gpu = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0 ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &have_gpu, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!have_gpu) return false;
-  device = local_rank % ndev;
+  device = first_gpu ? 0 : local_rank % ndev;
   CUDA_CHECK(cudaSetDevice(device));
   CUDA_CHECK(cudaFree(nullptr));
   return true;

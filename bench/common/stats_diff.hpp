@@ -1,4 +1,4 @@
-// What Strider did between two strider_get_stats() snapshots, for the GPU benchmarks.
+// What Strider did between two strider_get_stats_sized() snapshots, for the GPU benchmarks.
 #pragma once
 
 #include <cstdint>
@@ -8,10 +8,9 @@
 
 namespace strider::bench {
 
-// strider_get_stats() into a struct with room to spare, in case the library's is newer.
+// A snapshot (strider_get_stats_sized writes only what the struct holds, whichever library).
 struct StatsBox {
   strider_stats s{};
-  unsigned char spare[512] = {};
 };
 
 // The transfer methods whose counters moved between two snapshots ("a+b"), then "forwarded" if

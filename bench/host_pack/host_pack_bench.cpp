@@ -23,7 +23,7 @@ namespace {
 using strider::bench::kMpiName;
 
 using Clock = std::chrono::steady_clock;
-using GetStats = int (*)(strider_stats*);
+using GetStats = int (*)(strider_stats*, size_t);
 
 struct Settings {
   int min_reps = 30;
@@ -246,7 +246,7 @@ Row run_case(const Case& c, const Settings& s, GetStats get) {
   std::memset(packed_m.get(), 0, packed_m.size);
 
   strider_stats before{}, after{};
-  if (get) get(&before);
+  if (get) get(&before, sizeof before);
   std::uint64_t pack_calls = 0, unpack_calls = 0;
 
   // Each lambda is one call as an application would make it, position starting at 0.
@@ -308,7 +308,7 @@ Row run_case(const Case& c, const Settings& s, GetStats get) {
   r.unpack_m = median(um);
 
   if (get) {
-    get(&after);
+    get(&after, sizeof after);
     r.served = after.packs_host - before.packs_host == pack_calls &&
                after.unpacks_host - before.unpacks_host == unpack_calls;
   }
@@ -359,7 +359,7 @@ int main(int argc, char** argv) {
     std::perror(out_path);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  const auto get = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  const auto get = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
   if (!get) std::fprintf(stderr, "warning: Strider is not loaded; MPI_Pack is the MPI's own\n");
 
   std::fprintf(out,

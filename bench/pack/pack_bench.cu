@@ -589,7 +589,7 @@ int main(int argc, char** argv) {
     if (a == "--filter" && i + 1 < argc) opt.filter = argv[++i];
   }
   MPI_Init(&argc, &argv);
-  if (dlsym(RTLD_DEFAULT, "strider_get_stats") == nullptr) {
+  if (dlsym(RTLD_DEFAULT, "strider_get_stats_sized") == nullptr) {
     std::fprintf(stderr, "libstrider is not loaded: run with LD_PRELOAD=.../libstrider.so\n");
     return 2;
   }

@@ -445,7 +445,7 @@ long long count_wrong(const Transport& t, const Buffers& b, std::uint64_t data_s
   return static_cast<long long>(bad);
 }
 
-using GetStats = int (*)(strider_stats*);
+using GetStats = int (*)(strider_stats*, size_t);
 using SetMethod = int (*)(const char*);
 
 using strider::bench::methods_between;
@@ -473,7 +473,7 @@ Measured ping_pong(int rank, const Transport& t, const Buffers& b, const Options
     }
   };
   StatsBox before, after;
-  if (get_stats) get_stats(&before.s);
+  if (get_stats) get_stats(&before.s, sizeof before.s);
   const std::uint64_t data_seed[2] = {case_seed(case_id, 0), case_seed(case_id, 1)};
   const std::uint64_t poison_seed = case_seed(case_id, 2 + rank);
   prepare(t, b, data_seed[rank], case_seed(case_id, 4 + rank), poison_seed);
@@ -502,7 +502,7 @@ Measured ping_pong(int rank, const Transport& t, const Buffers& b, const Options
   }
   // The last round trip left the peer's data again; nothing else may have changed.
   wrong += count_wrong(t, b, data_seed[other], poison_seed);
-  if (get_stats) get_stats(&after.s);
+  if (get_stats) get_stats(&after.s, sizeof after.s);
 
   Measured m;
   std::sort(half.begin(), half.end());
@@ -588,7 +588,7 @@ int main(int argc, char** argv) {
 
   // Strider present (both ranks alike)? Without strider_set_method there is no point-to-point
   // support: device pointers would reach an MPI that cannot read them.
-  const auto get_stats = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  const auto get_stats = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
   const auto set_method = reinterpret_cast<SetMethod>(dlsym(RTLD_DEFAULT, "strider_set_method"));
   int with_strider = get_stats != nullptr && set_method != nullptr ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &with_strider, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);

@@ -54,7 +54,7 @@ constexpr double kGoalFraction = 0.95;  // ... in at least 95% of the cases
 
 using SetMethod = int (*)(const char*);
 using Predict = int (*)(MPI_Datatype, int, int, strider_prediction*);
-using GetStats = int (*)(strider_stats*);
+using GetStats = int (*)(strider_stats*, size_t);
 
 struct Options {
   bool quick = false;
@@ -435,7 +435,7 @@ void verify_and_size(const Ctx& ctx, const Built& b, std::uint64_t poison_seed, 
   if (!s.usable) return;
   Buffers& buf = *ctx.buf;
   StatsBox before, after;
-  if (ctx.get_stats) ctx.get_stats(&before.s);
+  if (ctx.get_stats) ctx.get_stats(&before.s, sizeof before.s);
   device_fill(buf.recv_obj, b.span, poison_seed, buf.grid);
   MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
   round_trip(ctx.rank, b, buf);
@@ -446,7 +446,7 @@ void verify_and_size(const Ctx& ctx, const Built& b, std::uint64_t poison_seed, 
   const double w0 = now_us();
   for (int i = 0; i < ctx.opt.warmup; ++i) round_trip(ctx.rank, b, buf);
   const double per_round_us = (now_us() - w0) / ctx.opt.warmup;
-  if (ctx.get_stats) ctx.get_stats(&after.s);
+  if (ctx.get_stats) ctx.get_stats(&after.s, sizeof after.s);
   s.ran = gather_ran(ctx, before, after);
   int n = ctx.opt.iters;
   if (ctx.rank == 0) {
@@ -792,7 +792,7 @@ bool open_outputs(int rank, const Options& opt, FILE*& csv) {
 bool environment_ok(int rank, SetMethod& set_method, Predict& predict, GetStats& get_stats) {
   set_method = reinterpret_cast<SetMethod>(dlsym(RTLD_DEFAULT, "strider_set_method"));
   predict = reinterpret_cast<Predict>(dlsym(RTLD_DEFAULT, "strider_predict"));
-  get_stats = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  get_stats = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
   int flags[2] = {set_method != nullptr && predict != nullptr ? 1 : 0, 0};
   int ndev = 0;
   flags[1] = cudaGetDeviceCount(&ndev) == cudaSuccess && ndev > 0 ? 1 : 0;

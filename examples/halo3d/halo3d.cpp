@@ -55,7 +55,7 @@ MPI_Datatype vector_box(const int size[3]) {
 }
 
 using Describe = int (*)(MPI_Datatype, char*, int);
-using GetStats = int (*)(strider_stats*);
+using GetStats = int (*)(strider_stats*, size_t);
 
 std::string describe(MPI_Datatype t) {
   auto fn = reinterpret_cast<Describe>(dlsym(RTLD_DEFAULT, "strider_describe_type"));
@@ -186,7 +186,9 @@ int main(int argc, char** argv) {
   MPI_Reduce(&wrong, &wrong_total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank == 0) {
     strider_stats s{};
-    if (auto get = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats"))) get(&s);
+    if (auto get = reinterpret_cast<GetStats>(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"))) {
+      get(&s, sizeof s);
+    }
     std::printf("halo exchange of 6 faces: %s (%ld wrong values over both ranks)\n",
                 wrong_total == 0 ? "every byte correct" : "WRONG DATA", wrong_total);
     std::printf(

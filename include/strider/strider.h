@@ -2,17 +2,20 @@
  *
  * An application never needs it: Strider works by interposing MPI calls. Programs that want to
  * report what Strider did may call these functions; to stay runnable without Strider, look
- * them up with dlsym(RTLD_DEFAULT, "strider_get_stats") instead of linking. */
+ * them up with dlsym(RTLD_DEFAULT, "strider_get_stats_sized") instead of linking. */
 #ifndef STRIDER_STRIDER_H
 #define STRIDER_STRIDER_H
 
 #include <mpi.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/* Fields are only ever added at the end, so a struct from an older header is a prefix of the
+ * library's: strider_get_stats_sized fills as much of it as the caller says it has. */
 typedef struct strider_stats {
   uint64_t types_planned;     /* committed types Strider can pack */
   uint64_t types_unsupported; /* committed types left to the MPI */
@@ -52,12 +55,26 @@ typedef struct strider_stats {
                                           its layout (no pack, no wire) */
   uint64_t offers_in_place; /* of offers_used, receives the sender wrote straight into, in the
                                receiver's layout (no landing buffer, no unpack) */
+  uint64_t offers_streams;  /* streams the offers' ledgers hold now (at most 4096 per
+                               communicator and direction) */
+  uint64_t offers_streams_forgotten; /* streams forgotten to stay within that bound so far (one
+                                        used again takes no more offers) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */
 const char* strider_version(void);
 
-/* Copies the counters into *out. Returns 0. */
+/* Copies the counters into *out, writing at most `size` bytes: pass sizeof(strider_stats) of
+ * the header the program was built with. A program built with an older header gets the fields
+ * it knows, and nothing is written past them; one built with a newer header than the library
+ * gets the library's fields, and the rest of its struct is left as it was. Returns the number
+ * of bytes written (the smaller of `size` and the library's sizeof(strider_stats)), or -1 if
+ * `out` is NULL and `size` is not 0. */
+int strider_get_stats_sized(strider_stats* out, size_t size);
+
+/* Deprecated: use strider_get_stats_sized. Writes only the first 7 counters (types_planned to
+ * plans_cached: the struct as this function first shipped with), so that a program built with
+ * any header is never written past its struct. Returns 0. */
 int strider_get_stats(strider_stats* out);
 
 /* Selects the transfer method for GPU buffers from now on, overriding STRIDER_METHOD: "auto",

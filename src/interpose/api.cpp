@@ -1,4 +1,7 @@
 // The strider_* C API (include/strider/strider.h).
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstring>
 
 #include "interpose/export.hpp"
@@ -8,6 +11,7 @@
 #include "transfer/engine_choice.hpp"
 #include "transfer/method.hpp"
 #include "transfer/next.hpp"
+#include "transfer/offers/stream_table.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
@@ -18,7 +22,14 @@ using namespace strider;
 
 STRIDER_EXPORT const char* strider_version(void) { return STRIDER_VERSION; }
 
-STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
+namespace {
+
+// strider_stats as strider_get_stats first shipped (7 counters, up to plans_cached): what the
+// unsized call writes, whichever header its caller was built with.
+constexpr std::size_t kFirstStatsSize = offsetof(strider_stats, packs_gpu);
+static_assert(kFirstStatsSize == 7 * sizeof(std::uint64_t));
+
+void collect_stats(strider_stats* out) {
   const transfer::Counters& c = transfer::counters();
   out->types_planned = c.types_planned.load();
   out->types_unsupported = c.types_unsupported.load();
@@ -53,6 +64,25 @@ STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
   out->offers_made = c.offers_made.load();
   out->offers_taken = c.offers_taken.load();
   out->offers_used = c.offers_used.load();
+  const transfer::offers::StreamTally streams = transfer::offers::stream_tally();
+  out->offers_streams = streams.held;
+  out->offers_streams_forgotten = streams.forgotten;
+}
+
+}  // namespace
+
+STRIDER_EXPORT int strider_get_stats_sized(strider_stats* out, size_t size) {
+  if (size == 0) return 0;
+  if (out == nullptr) return -1;
+  strider_stats all{};
+  collect_stats(&all);
+  const std::size_t n = std::min(size, sizeof all);
+  std::memcpy(out, &all, n);
+  return static_cast<int>(n);
+}
+
+STRIDER_EXPORT int strider_get_stats(strider_stats* out) {
+  strider_get_stats_sized(out, kFirstStatsSize);
   return 0;
 }
 

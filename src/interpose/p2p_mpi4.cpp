@@ -43,7 +43,8 @@ STRIDER_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype t
 
 STRIDER_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                               MPI_Comm comm, MPI_Status* status) {
-  return recv(STRIDER_NEXT(MPI_Recv_c), buf, count, type, source, tag, comm, status);
+  return recv(STRIDER_NEXT(MPI_Recv_c), posted_receive(STRIDER_NEXT(MPI_Irecv_c)), buf, count, type,
+              source, tag, comm, status);
 }
 
 STRIDER_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
@@ -65,8 +66,9 @@ STRIDER_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_
                                   int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
                                   MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                                   MPI_Status* status) {
-  return sendrecv(STRIDER_NEXT(MPI_Sendrecv_c), sendbuf, sendcount, sendtype, dest, sendtag,
-                  recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+  return sendrecv(STRIDER_NEXT(MPI_Sendrecv_c), posted_receive(STRIDER_NEXT(MPI_Irecv_c)),
+                  STRIDER_NEXT(MPI_Send_c), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                  recvcount, recvtype, source, recvtag, comm, status);
 }
 
 STRIDER_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest,

@@ -1,6 +1,7 @@
 // Receives: MPI_Recv, Irecv, Mrecv, Imrecv. A buffer Strider moves is received as MPI_PACKED
 // into a wire buffer and unpacked when the receive is seen complete: at once for the blocking
-// calls, by whichever completion function observes it for the nonblocking ones.
+// calls, by whichever completion function observes it for the nonblocking ones. A blocking
+// receive that makes a same-node offer is posted as MPI_Irecv + MPI_Wait (posted_receive.hpp).
 #include <mpi.h>
 
 #include "interpose/export.hpp"
@@ -11,7 +12,8 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, MPI_Status* status) {
-  return recv(STRIDER_NEXT(MPI_Recv), buf, count, type, source, tag, comm, status);
+  return recv(STRIDER_NEXT(MPI_Recv), posted_receive(STRIDER_NEXT(MPI_Irecv)), buf, count, type,
+              source, tag, comm, status);
 }
 
 STRIDER_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,

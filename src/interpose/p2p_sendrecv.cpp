@@ -10,7 +10,8 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                 int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  return sendrecv(STRIDER_NEXT(MPI_Sendrecv), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+  return sendrecv(STRIDER_NEXT(MPI_Sendrecv), posted_receive(STRIDER_NEXT(MPI_Irecv)),
+                  STRIDER_NEXT(MPI_Send), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
                   recvcount, recvtype, source, recvtag, comm, status);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <string_view>
 
@@ -68,6 +69,23 @@ void parse_bytes(const Getenv& getenv, const char* name, std::size_t& out,
   out = static_cast<std::size_t>(value << shift);
 }
 
+// A count: decimal digits, 0 to INT_MAX.
+void parse_count(const Getenv& getenv, const char* name, int& out,
+                 std::vector<std::string>& problems) {
+  const char* raw = getenv(name);
+  if (raw == nullptr || *raw == '\0') return;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(raw, &end, 10);
+  if (!std::isdigit(static_cast<unsigned char>(*raw)) || *end != '\0' || errno == ERANGE ||
+      value > INT_MAX) {
+    problems.push_back(std::string(name) + "='" + raw +
+                       "' is not a count (0, 1, 2, ...); using the default");
+    return;
+  }
+  out = static_cast<int>(value);
+}
+
 }  // namespace
 
 Config parse_config(const Getenv& getenv) {
@@ -102,10 +120,20 @@ Config parse_config(const Getenv& getenv) {
                                                                     {"pack", HostPath::Pack}};
   parse_choice(getenv, "STRIDER_P2P_HOST", kHostPath, c.host_p2p, c.problems);
   parse_choice(getenv, "STRIDER_COLL_HOST", kHostPath, c.host_collectives, c.problems);
+  static const std::pair<std::string_view, ManagedPath> kManaged[] = {
+      {"auto", ManagedPath::Auto}, {"gpu", ManagedPath::Gpu}, {"host", ManagedPath::Host}};
+  parse_choice(getenv, "STRIDER_MANAGED", kManaged, c.managed, c.problems);
   parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);
   parse_choice(getenv, "STRIDER_WIRE_BOUND", kTristate, c.wire_bound, c.problems);
   parse_choice(getenv, "STRIDER_SAME_NODE", kBool, c.same_node, c.problems);
   parse_choice(getenv, "STRIDER_SAME_NODE_DIRECT", kBool, c.same_node_direct, c.problems);
+  if (const char* raw = getenv("STRIDER_DIRECT_MIN_BLOCK"); raw != nullptr && *raw != '\0') {
+    std::size_t bytes = 0;
+    const std::size_t problems = c.problems.size();
+    parse_bytes(getenv, "STRIDER_DIRECT_MIN_BLOCK", bytes, c.problems);
+    if (c.problems.size() == problems) c.direct_min_block = bytes;
+  }
+  parse_count(getenv, "STRIDER_TEST_NODE_SIZE", c.test_node_size, c.problems);
   return c;
 }
 

@@ -16,6 +16,9 @@ enum class HostEngine { On, Off, Auto };
 // Host buffers in point-to-point or collectives: straight to the MPI, or through Strider's
 // packed path (which lets the GPU path's logic be tested without a GPU).
 enum class HostPath { Forward, Pack };
+// Who moves managed memory: Strider's GPU kernels, the host (as host memory), or whichever
+// holds its pages at the call (Auto: host memory where the host holds them).
+enum class ManagedPath { Auto, Gpu, Host };
 enum class Tristate { Unset, No, Yes };
 // A setting's forced value, or nothing when it is unset (the caller decides).
 inline std::optional<bool> forced(Tristate t) {
@@ -33,10 +36,15 @@ struct Config {
   Tristate mpi_cuda_aware = Tristate::Unset;      // STRIDER_MPI_CUDA_AWARE (unset: ask the MPI)
   HostPath host_p2p = HostPath::Forward;          // STRIDER_P2P_HOST
   HostPath host_collectives = HostPath::Forward;  // STRIDER_COLL_HOST
+  ManagedPath managed = ManagedPath::Auto;        // STRIDER_MANAGED
   std::size_t pool_bytes = std::size_t{1} << 30;  // STRIDER_POOL_BYTES, per pool
   Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
   bool same_node = true;                          // STRIDER_SAME_NODE: GPU to GPU on one node
-  bool same_node_direct = true;       // STRIDER_SAME_NODE_DIRECT: collectives read in place
+  bool same_node_direct = true;  // STRIDER_SAME_NODE_DIRECT: collectives read in place
+  // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
+  // two GPUs; unset: transfer::DirectPolicy's.
+  std::optional<std::size_t> direct_min_block;
+  int test_node_size = 0;  // STRIDER_TEST_NODE_SIZE (tests): virtual nodes of N ranks; 0 off
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 

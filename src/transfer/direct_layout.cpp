@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <optional>
 
+#include "runtime/config.hpp"
+
 namespace strider::transfer {
 
 ByteSpan touched_bytes(const canon::StridedBlock& element, std::int64_t extent,
@@ -133,6 +135,11 @@ bool consistent(const DirectLayout& layout, std::int64_t bytes) {
   return total == bytes;
 }
 
+std::int64_t min_block_across_gpus() {
+  const auto& forced = runtime::config().direct_min_block;
+  return forced ? static_cast<std::int64_t>(*forced) : DirectPolicy::kMinBlockAcrossGpus;
+}
+
 std::int64_t smallest_block(const DirectLayout& layout) {
   std::int64_t smallest = 0;
   for (std::int64_t i = 0; i < layout.segments; ++i) {
@@ -152,6 +159,28 @@ std::int64_t smallest_block(const canon::CanonicalForm& form, std::int64_t exten
     if (smallest == 0 || sb.block < smallest) smallest = sb.block;
   }
   return smallest;
+}
+
+bool flattens_within(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t count,
+                     std::size_t max) {
+  if (form.pieces.empty() || count <= 0 || max == 0) return false;
+  if (fold_one_piece(form, extent, count)) return true;
+  const std::int64_t reps = form.repetitions();
+  return reps > 0 && static_cast<double>(count) * static_cast<double>(reps) *
+                             static_cast<double>(form.pieces.size()) <=
+                         static_cast<double>(max);
+}
+
+bool blocks_at_least(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t count,
+                     std::int64_t bytes) {
+  if (count > 0) {
+    if (auto folded = fold_one_piece(form, extent, count)) return folded->block >= bytes;
+  }
+  if (form.pieces.empty()) return false;
+  for (const canon::StridedBlock& sb : form.pieces) {
+    if (sb.block < bytes) return false;
+  }
+  return true;
 }
 
 canon::CanonicalForm mapped_form(const DirectLayout& layout, const std::byte* const* bases) {

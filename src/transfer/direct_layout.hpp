@@ -23,8 +23,12 @@ struct DirectPolicy {
   // Which objects are copied in place: those whose dense blocks all have at least this many
   // bytes, or any object when both processes run on the same GPU. Across GPUs every access of
   // the copying kernel crosses the link, and small blocks waste much of each 32-byte sector
-  // there (not measured on two GPUs yet: a wire's contiguous transfers are kept for them).
-  static constexpr std::int64_t kMinBlockAcrossGpus = 256;
+  // there; yet on two H100s over NVLink (2026-11-26, bench/results/2026-11-26-h100x2-correctness)
+  // a ping-pong's write in place beat the landing buffer from 4-byte blocks up (1 MiB of 4-byte
+  // blocks 52 against 60 us, of 64-byte blocks 26 against 31 us; 1 KiB 22 against 25-27 us),
+  // tied at 2 bytes (83 against 82 us), and the halo's Neighbor_alltoallw read in place moved
+  // within 5% either way. STRIDER_DIRECT_MIN_BLOCK overrides it (min_block_across_gpus()).
+  static constexpr std::int64_t kMinBlockAcrossGpus = 4;
   // A point-to-point write in place is one kernel that gathers the sender's blocks and scatters
   // them into the receiver's layout. With blocks under kTinyBlock bytes it lost to a pack and an
   // unpack (two kernels, one side scattered in each) past about half a million blocks: 1 MiB of
@@ -35,6 +39,9 @@ struct DirectPolicy {
   static constexpr std::int64_t kTinyBlock = 8;
   static constexpr std::int64_t kMaxTinyBlocksInPlace = std::int64_t{1} << 19;
 };
+
+// DirectPolicy::kMinBlockAcrossGpus, or STRIDER_DIRECT_MIN_BLOCK where it is set.
+std::int64_t min_block_across_gpus();
 
 struct Segment {
   std::int64_t offset = 0;  // of the strided block's origin from its allocation's base
@@ -85,6 +92,14 @@ bool consistent(const DirectLayout& layout, std::int64_t bytes);
 std::int64_t smallest_block(const DirectLayout& layout);
 std::int64_t smallest_block(const canon::CanonicalForm& form, std::int64_t extent,
                             std::int64_t count);
+// Whether every such block has at least `bytes` bytes; stops at the first that has not (a form
+// of many pieces is asked at every call).
+bool blocks_at_least(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t count,
+                     std::int64_t bytes);
+// Whether flatten(form, extent, count, max) gives any block, without listing them: asked
+// first, so that a form of many pieces (an irregular indexed type) costs nothing per call.
+bool flattens_within(const canon::CanonicalForm& form, std::int64_t extent, std::int64_t count,
+                     std::size_t max);
 
 // The mapping process's form of the object, `bases[a]` its mapping of allocation a: one element
 // whose origin is bases[0] (segments of other allocations lie at their mappings' distance from

@@ -1,9 +1,12 @@
 #include "transfer/object.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/gpu_engine.hpp"
+#include "runtime/config.hpp"
+#include "runtime/page_residency.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
 #include "transfer/staged.hpp"
@@ -23,7 +26,29 @@ runtime::BufferView shifted(runtime::BufferView v, std::int64_t bytes) {
   return v;
 }
 
+// Whether managed memory at `buffer` moves as host memory (see view_object).
+bool managed_on_host(const std::byte* buffer, const decode::Bounds& bounds, int count) {
+  switch (runtime::config().managed) {
+    case runtime::ManagedPath::Gpu:
+      return false;
+    case runtime::ManagedPath::Host:
+      return true;
+    case runtime::ManagedPath::Auto:
+      break;
+  }
+  const ByteRange span = span_of(bounds, count);
+  return runtime::host_resident(buffer + span.lo, static_cast<std::size_t>(span.hi - span.lo));
+}
+
 }  // namespace
+
+ByteRange span_of(const decode::Bounds& b, int count) {
+  ByteRange r{b.true_lb, b.true_lb + b.true_extent};
+  const std::int64_t last = static_cast<std::int64_t>(count > 0 ? count - 1 : 0) * b.extent;
+  r.lo = std::min(r.lo, r.lo + last);
+  r.hi = std::max(r.hi, r.hi + last);
+  return r;
+}
 
 bool view_object(const void* buffer, int count, MPI_Datatype type, Object& out) {
   out.plan = plan_for(type);
@@ -39,7 +64,9 @@ bool view_object(const void* buffer, int count, MPI_Datatype type, Object& out) 
   out.type = type;
   out.count = count;
   out.view = runtime::view_buffer(buffer, probe);
-  out.gpu = runtime::gpu_resident(out.view.info.kind);
+  const bool host_managed = out.view.info.kind == runtime::MemoryKind::Managed &&
+                            managed_on_host(out.view.host, p.bounds, count);
+  out.gpu = runtime::gpu_resident(out.view.info.kind) && !host_managed;
   return true;
 }
 

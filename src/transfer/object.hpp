@@ -23,9 +23,17 @@ struct Object {
   std::int64_t bytes() const { return static_cast<std::int64_t>(count) * plan->bounds.size; }
 };
 
+// The bytes `count` elements of a type with `bounds` span from their origin, [lo, hi), gaps
+// included.
+struct ByteRange {
+  std::int64_t lo = 0, hi = 0;
+};
+ByteRange span_of(const decode::Bounds& bounds, int count);
+
 // The object at `buffer`, or nothing when Strider has no plan for `type` (uncommitted or
 // invalid: the MPI reports that), the type is empty, or the buffer is MPI_BOTTOM-relative and
-// unmapped.
+// unmapped. Managed memory is GPU memory here unless STRIDER_MANAGED says the host moves it:
+// always (host), or where the host holds the pages of the object's first and last bytes (auto).
 bool view_object(const void* buffer, int count, MPI_Datatype type, Object& out);
 
 // Engine choice for host objects.

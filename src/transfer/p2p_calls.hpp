@@ -10,6 +10,7 @@
 #include "transfer/completion.hpp"
 #include "transfer/offers/protocol.hpp"
 #include "transfer/p2p_operations.hpp"
+#include "transfer/posted_receive.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
@@ -98,15 +99,12 @@ struct Envelope {
   int tag = MPI_ANY_TAG;
 };
 
-// Receives into a wire buffer with `receive(data, count, type, status)` and unpacks. With an
-// envelope the receive is counted for the same-node offers, and makes one where it can.
+// Receives into a wire buffer with `receive(data, count, type, status)` and unpacks.
 template <class Receive>
-int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive,
-                     const Envelope* envelope = nullptr) {
+int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status, Receive receive) {
   Incoming in;
   int rc = prepare_incoming(object, peer, false, in);
   if (rc != MPI_SUCCESS) return rc;
-  if (envelope) offers::offer(in, envelope->source, envelope->tag);
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
   rc = receive(in.wire.data(), in.post.count, in.post.type, st);
@@ -115,24 +113,27 @@ int blocking_receive(const Object& object, const Peer& peer, MPI_Status* status,
 }
 
 // Posts a receive into a wire buffer with `receive(data, count, type, request)`; the completion
-// function that sees the request complete unpacks.
+// function that sees the request complete unpacks. With an envelope the receive is counted for
+// the same-node offers, and makes one where it can once the MPI has accepted it.
 template <class Receive>
 int nonblocking_receive(const Object& object, const Peer& peer, MPI_Request* request,
                         Receive receive, const Envelope* envelope = nullptr) {
   Incoming in;
   int rc = prepare_incoming(object, peer, true, in);
   if (rc != MPI_SUCCESS) return rc;
-  if (envelope) offers::offer(in, envelope->source, envelope->tag);
+  const bool offering = envelope && offers::plan_offer(in, envelope->source, envelope->tag);
   rc = receive(in.wire.data(), in.post.count, in.post.type, request);
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
+  if (offering) offers::publish(in);
   requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
   return MPI_SUCCESS;
 }
 
-// MPI_Recv / MPI_Recv_c.
-template <class Next, class Count>
-int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-         MPI_Status* status) {
+// MPI_Recv / MPI_Recv_c. A receive that makes a same-node offer is posted by `posted`, offered,
+// then waited for (posted_receive.hpp).
+template <class Next, class Irecv, class Count>
+int recv(Next next, const PostedReceive<Irecv>& posted, void* buf, Count count, MPI_Datatype type,
+         int source, int tag, MPI_Comm comm, MPI_Status* status) {
   ProgressOrphans progress;
   Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {
@@ -143,13 +144,21 @@ int recv(Next next, void* buf, Count count, MPI_Datatype type, int source, int t
     offers::observe(watch, *st.use, rc);
     return rc;
   }
-  const Envelope envelope{source, tag};
-  return blocking_receive(
-      object, {comm, source}, status,
-      [&](void* wire, int n, MPI_Datatype t, MPI_Status* st) {
-        return next(wire, n, t, source, tag, comm, st);
-      },
-      &envelope);
+  Incoming in;
+  int rc = prepare_incoming(object, {comm, source}, false, in);
+  if (rc != MPI_SUCCESS) return rc;
+  Status st(status);
+  if (offers::plan_offer(in, source, tag)) {
+    MPI_Request request = MPI_REQUEST_NULL;
+    rc = posted.irecv(in.wire.data(), in.post.count, in.post.type, source, tag, comm, &request);
+    if (rc != MPI_SUCCESS) return rc;  // refused: nothing offered; `in` releases the rest
+    offers::publish(in);
+    rc = wait_posted(posted, request, *st.use);
+  } else {
+    rc = next(in.wire.data(), in.post.count, in.post.type, source, tag, comm, st.use);
+  }
+  const int unpacked = complete_incoming(in, *st.use, rc);
+  return rc != MPI_SUCCESS ? rc : unpacked;
 }
 
 // MPI_Irecv / MPI_Irecv_c.
@@ -213,11 +222,15 @@ int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* me
 
 // MPI_Sendrecv / MPI_Sendrecv_c: each side packed or passed as it is, independently, and the
 // MPI does the exchange in one call (so its deadlock freedom is kept). Each side takes part in
-// the same-node offers as a send and a receive would.
-template <class Next, class Count>
-int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, int dest,
-             int sendtag, void* recvbuf, Count recvcount, MPI_Datatype recvtype, int source,
-             int recvtag, MPI_Comm comm, MPI_Status* status) {
+// the same-node offers as a send and a receive would. A receive side that makes an offer is
+// posted by `posted` first and offered, then the send goes by `send` (the MPI's Send of the
+// count type) and the receive is waited for: as for MPI_Sendrecv itself, the receive is posted
+// before the send can block, so the exchange still cannot deadlock.
+template <class Next, class Irecv, class Send, class Count>
+int sendrecv(Next next, const PostedReceive<Irecv>& posted, Send send, const void* sendbuf,
+             Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+             Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+             MPI_Status* status) {
   ProgressOrphans progress;
   const offers::NumberedSend numbered = offers::number_send(comm, dest, sendtag);
   Object send_object, recv_object;
@@ -239,13 +252,20 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   Incoming in;
   offers::Watch watch;  // for a receive side the MPI fills
   int rc = MPI_SUCCESS;
+  bool offering = false;
   if (pack_recv) {
     if ((rc = prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
       return numbered.sent(rc);
     }
-    offers::offer(in, source, recvtag);
+    offering = offers::plan_offer(in, source, recvtag);
   } else {
     watch = offers::watch(comm, source, recvtag);
+  }
+  MPI_Request request = MPI_REQUEST_NULL;  // the offering receive, posted first
+  if (offering) {
+    rc = posted.irecv(in.wire.data(), in.post.count, in.post.type, source, recvtag, comm, &request);
+    if (rc != MPI_SUCCESS) return numbered.sent(rc);  // refused: nothing offered, nothing sent
+    offers::publish(in);
   }
   // Last before the call: a taken offer's notice must be sent whatever happens.
   bool notice = false;
@@ -253,6 +273,7 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
       offers::take(send_object, comm, dest, sendtag, *numbered.index, rc)) {
     notice = true;
   } else if (pack_send && (rc = pack_outgoing(send_object, {comm, dest}, out)) != MPI_SUCCESS) {
+    if (offering) abandon_posted(posted, request, in);
     return numbered.sent(rc);
   }
   const int fill_rc = rc;
@@ -263,11 +284,21 @@ int sendrecv(Next next, const void* sendbuf, Count sendcount, MPI_Datatype sendt
   const MPI_Datatype send_type = notice      ? offers::notice_type()
                                  : pack_send ? out.shape.type
                                              : sendtype;
-  rc = next(send_data, send_count, send_type, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
-            pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
-            source, recvtag, comm, st.use);
-  release(out);
-  numbered.sent(rc);
+  if (offering) {
+    rc = send(send_data, send_count, send_type, dest, sendtag, comm);
+    release(out);
+    if (numbered.sent(rc) != MPI_SUCCESS) {
+      abandon_posted(posted, request, in);
+      return rc;
+    }
+    rc = wait_posted(posted, request, *st.use);
+  } else {
+    rc = next(send_data, send_count, send_type, dest, sendtag, pack_recv ? in.wire.data() : recvbuf,
+              pack_recv ? Count{in.post.count} : recvcount, pack_recv ? in.post.type : recvtype,
+              source, recvtag, comm, st.use);
+    release(out);
+    numbered.sent(rc);
+  }
   int result = rc;
   if (!pack_recv) {
     offers::observe(watch, *st.use, rc);

@@ -3,6 +3,8 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/node_comm.hpp"
+
 namespace strider::transfer {
 namespace {
 
@@ -74,8 +76,7 @@ void learn_node_layout() {
   // Every rank takes part in both collectives whatever happens before them (a rank that
   // skipped one would leave the others waiting); failures are voted on at the end.
   MPI_Comm node = MPI_COMM_NULL;
-  int ok = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-           MPI_SUCCESS;
+  int ok = runtime::node_communicator(MPI_COMM_WORLD, &node) == MPI_SUCCESS;
   int leader = ok ? world_rank : -1;
   if (ok) {
     ok = PMPI_Comm_size(node, &node_size) == MPI_SUCCESS &&

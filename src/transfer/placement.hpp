@@ -9,7 +9,7 @@
 
 namespace strider::transfer {
 
-// Collective over MPI_COMM_WORLD: which world ranks share a node (MPI_COMM_TYPE_SHARED).
+// Collective over MPI_COMM_WORLD: which world ranks share a node (runtime::node_communicator).
 void learn_node_layout();
 
 // `rank` of `comm`. Unknown peers (MPI_ANY_SOURCE, processes outside MPI_COMM_WORLD, any peer

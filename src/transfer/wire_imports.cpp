@@ -1,5 +1,6 @@
 #include "transfer/wire_imports.hpp"
 
+#include <iterator>
 #include <utility>
 
 namespace strider::transfer {
@@ -17,7 +18,13 @@ std::byte* WireImports::pin(const WireHandle& handle, std::size_t bytes, int dev
       return it->mapped;
     }
   }
-  std::byte* mapped = mapper_.open(handle, device, error);
+  bool clash = false;
+  std::byte* mapped = mapper_.open(handle, device, error, clash);
+  if (mapped == nullptr && clash) {
+    close_unpinned(device);
+    clash = false;
+    mapped = mapper_.open(handle, device, error, clash);
+  }
   if (mapped == nullptr) return nullptr;
   recent_.push_front({handle, device, mapped, bytes, 1});
   bytes_ += bytes;
@@ -55,6 +62,14 @@ void WireImports::close(std::list<Mapping>::iterator it) {
   mapper_.close(it->mapped, it->device);
   bytes_ -= it->bytes;
   recent_.erase(it);
+}
+
+void WireImports::close_unpinned(int device) {
+  for (auto it = recent_.begin(); it != recent_.end();) {
+    auto next = std::next(it);
+    if (it->device == device && it->pins == 0) close(it);
+    it = next;
+  }
 }
 
 void WireImports::trim() {

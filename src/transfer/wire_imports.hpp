@@ -1,8 +1,9 @@
 // The peers' wires a process has mapped: found by (GPU, handle), pinned while a call reads them,
 // and the unpinned ones closed, oldest first, past a count and a byte bound (a wire over its
 // pool's bound is freed after each call, each time leaving a stale mapping that holds the
-// exporter's memory until closed). Pure logic over an injected mapper: CUDA IPC in
-// wire_ipc.cu, a fake in the unit test. Thread-safe.
+// exporter's memory until closed; a new allocation of the same range then clashes with it, and
+// the unpinned ones on that GPU are closed before one more try). Pure logic over an injected
+// mapper: CUDA IPC in wire_ipc.cu, a fake in the unit test. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -18,8 +19,12 @@ namespace strider::transfer {
 class WireImports {
  public:
   struct Mapper {
-    // Maps `handle` for kernels on `device`; null with `error` on failure.
-    std::function<std::byte*(const WireHandle& handle, int device, std::string& error)> open;
+    // Maps `handle` for kernels on `device`; null with `error` on failure, and `clash` set when
+    // the driver found the range already mapped: an exporter freed an allocation this process
+    // still maps, and its range came back in a new allocation (CUDA IPC maps at the exporter's
+    // addresses).
+    std::function<std::byte*(const WireHandle& handle, int device, std::string& error, bool& clash)>
+        open;
     std::function<void(std::byte* mapped, int device)> close;
   };
 
@@ -47,6 +52,7 @@ class WireImports {
   };
   void close(std::list<Mapping>::iterator it);
   void trim();  // closes unpinned mappings, oldest first, until both bounds hold
+  void close_unpinned(int device);  // a clash: whichever holds the range goes
 
   Mapper mapper_;
   std::size_t max_mappings_, max_bytes_;

@@ -20,7 +20,7 @@ Exports& exports() {
   return *e;
 }
 
-std::byte* open_mapping(const WireHandle& handle, int device, std::string& error) {
+std::byte* open_mapping(const WireHandle& handle, int device, std::string& error, bool& clash) {
   cudaIpcMemHandle_t h{};
   std::memcpy(&h, handle.bytes.data(), sizeof(h));
   void* mapped = nullptr;
@@ -30,6 +30,7 @@ std::byte* open_mapping(const WireHandle& handle, int device, std::string& error
                              : cudaErrorInvalidDevice;
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
+    clash = rc == cudaErrorAlreadyMapped;
     error = runtime::cuda_error_text("cudaIpcOpenMemHandle", rc);
     return nullptr;
   }

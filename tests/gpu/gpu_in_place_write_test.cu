@@ -25,8 +25,9 @@ int value(int round, long i) { return round * 1000003 + static_cast<int>(i) + 1;
 
 strider_stats stats() {
   strider_stats s{};
-  auto* get = reinterpret_cast<int (*)(strider_stats*)>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
-  if (get) get(&s);
+  auto* get = reinterpret_cast<int (*)(strider_stats*, size_t)>(
+      dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
+  if (get) get(&s, sizeof s);
   return s;
 }
 
@@ -35,9 +36,9 @@ TEST(InPlaceWrite, WritesInPlaceOnlyAfterTheReceiversDefaultStreamIsDone) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   ASSERT_EQ(size, 2) << "two ranks";
-  ASSERT_NE(dlsym(RTLD_DEFAULT, "strider_get_stats"), nullptr) << "libstrider is not loaded";
-  // The message: the first half of every 128 ints (blocks of 256 bytes, so that it is written
-  // in place across two GPUs too, DirectPolicy::kMinBlockAcrossGpus).
+  ASSERT_NE(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"), nullptr) << "libstrider is not loaded";
+  // The message: the first half of every 128 ints (blocks of 256 bytes, written in place across
+  // two GPUs too: DirectPolicy::kMinBlockAcrossGpus is far below).
   constexpr long kInts = 1 << 18, kBlock = 64;
   int *send = nullptr, *recv = nullptr;
   ASSERT_EQ(cudaMalloc(&send, kInts * sizeof(int)), cudaSuccess);

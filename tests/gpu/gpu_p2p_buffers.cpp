@@ -132,3 +132,23 @@ const char* placement_summary() {
 }
 
 }  // namespace strider::testing
+
+namespace strider::testing {
+
+bool all_ranks_on_one_gpu() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  char mine[sizeof prop.uuid.bytes];
+  std::memcpy(mine, prop.uuid.bytes, sizeof mine);
+  char first[sizeof mine];
+  std::memcpy(first, mine, sizeof mine);
+  MPI_Bcast(first, sizeof first, MPI_BYTE, 0, MPI_COMM_WORLD);
+  int same = std::memcmp(mine, first, sizeof mine) == 0 ? 1 : 0;
+  int all = 0;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all != 0;
+}
+
+}  // namespace strider::testing

@@ -22,13 +22,6 @@ long seed_value() {
   return seed;
 }
 
-std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
-  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 int rounds(int fallback) {
   return static_cast<int>(std::max(1L, env_long("STRIDER_TEST_ROUNDS", 3L * fallback)));
 }

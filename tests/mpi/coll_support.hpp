@@ -30,12 +30,10 @@ using Bytes = std::vector<unsigned char>;
 // ---- seeds -------------------------------------------------------------------------------
 
 long seed_value();  // STRIDER_TEST_SEED
-std::uint64_t mix(std::uint64_t h, std::uint64_t v);
+// The run's seed mixed with `parts` (mix: mpi_test_support.hpp).
 template <class... Parts>
 std::uint64_t seed_of(Parts... parts) {
-  std::uint64_t h = static_cast<std::uint64_t>(seed_value());
-  ((h = mix(h, static_cast<std::uint64_t>(parts))), ...);
-  return h;
+  return mix_seed(static_cast<std::uint64_t>(seed_value()), parts...);
 }
 // Rounds per collective: STRIDER_TEST_ROUNDS, or 3 * `fallback`.
 int rounds(int fallback);

@@ -29,16 +29,9 @@ const char* name(Kind k) {
 
 bool bit(std::uint64_t seed) { return (seed >> 23) & 1; }
 
-class Reductions : public ::testing::Test {
+// comm_, rank_, size_: WorldCommTest (mpi_test_support.hpp).
+class Reductions : public WorldCommTest {
  protected:
-  void SetUp() override {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
-  }
-  void TearDown() override { MPI_Comm_free(&comm_); }
-
   // One reduction case on this rank. `key` names it (the same on every rank).
   std::unique_ptr<Case> make(Kind kind, const ReduceType& rt, MPI_Op op, const std::string& op_name,
                              std::uint64_t key) const {
@@ -141,9 +134,6 @@ class Reductions : public ::testing::Test {
       }
     }
   }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
 };
 
 TEST_F(Reductions, PredefinedTypesEveryOp) {

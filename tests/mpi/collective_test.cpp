@@ -17,12 +17,14 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "coll_support.hpp"
+#include "test_nodes.hpp"
 
 namespace strider::testing::coll {
 namespace {
@@ -69,16 +71,19 @@ class CountsPrinter : public ::testing::Environment {
     // switched off); never with host memory anywhere.
     const char* same_node = std::getenv("STRIDER_SAME_NODE");
     const bool same_node_on = same_node == nullptr || std::string(same_node) != "0";
-    if (where == "device memory on every rank" && same_node_on && one_node()) {
+    // Every collective here spans all ranks: none GPU to GPU where they span two (virtual)
+    // nodes. (Collective: every rank asks.)
+    const bool single_node = one_node();
+    if (where == "device memory on every rank" && same_node_on && single_node) {
       EXPECT_GT(s.collectives_same_node, 0u);
-    } else if (where == "host memory on every rank") {
+    } else if (where == "host memory on every rank" || !single_node) {
       EXPECT_EQ(s.collectives_same_node, 0u);
     }
     // Pieces read in place, straight from the sender's buffer: only out of cudaMalloc memory
     // (CUDA IPC exports neither managed nor cudaMallocAsync pool memory), unless switched off.
     const char* direct = std::getenv("STRIDER_SAME_NODE_DIRECT");
     const bool direct_on = direct == nullptr || std::string(direct) != "0";
-    if (where == "device memory on every rank" && same_node_on && direct_on && one_node()) {
+    if (where == "device memory on every rank" && same_node_on && direct_on && single_node) {
       EXPECT_GT(s.collective_pieces_in_place, 0u);
     } else {
       EXPECT_EQ(s.collective_pieces_in_place, 0u);
@@ -89,28 +94,17 @@ class CountsPrinter : public ::testing::Environment {
 [[maybe_unused]] const auto* const kPrinter =
     ::testing::AddGlobalTestEnvironment(new CountsPrinter);
 
-// Whether every rank runs on this node.
+// Whether every rank runs on this node (a virtual one too: test_nodes.hpp).
 bool one_node() {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  int size = 0;
-  MPI_Comm_size(node, &size);
-  MPI_Comm_free(&node);
-  return size == world_size();
+  const std::vector<long> nodes = world_nodes();
+  return std::all_of(nodes.begin(), nodes.end(), [&](long n) { return n == nodes[0]; });
 }
 
 bool bit(std::uint64_t seed) { return (seed >> 17) & 1; }
 
-class Coll : public ::testing::Test {
+// comm_, rank_, size_: WorldCommTest (mpi_test_support.hpp).
+class Coll : public WorldCommTest {
  protected:
-  void SetUp() override {
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(comm_, &rank_);
-    MPI_Comm_size(comm_, &size_);
-  }
-  void TearDown() override { MPI_Comm_free(&comm_); }
-
   // Runs `make(round, cases)` in every mode: blocking one batch per round, nonblocking and
   // persistent with all of a round's cases outstanding at once.
   template <class Make>
@@ -134,9 +128,6 @@ class Coll : public ::testing::Test {
   std::mt19937_64 buffer_rng(int tag, int round, int extra = 0) const {
     return std::mt19937_64(seed_of(tag, round, rank_, extra, 99));
   }
-
-  MPI_Comm comm_ = MPI_COMM_NULL;
-  int rank_ = 0, size_ = 1;
 };
 
 std::string describe(const Base& base, int count) {

@@ -21,13 +21,32 @@ int world_size() {
   return s;
 }
 
+int node_local_rank() {
+  MPI_Comm node;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int local_rank = 0;
+  MPI_Comm_rank(node, &local_rank);
+  MPI_Comm_free(&node);
+  return local_rank;
+}
+
+void WorldCommTest::SetUp() {
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+}
+
+void WorldCommTest::TearDown() { MPI_Comm_free(&comm_); }
+
 bool strider_loaded() { return dlsym(RTLD_DEFAULT, "strider_get_stats") != nullptr; }
 
 strider_stats stats() {
   strider_stats s{};
-  auto* get = reinterpret_cast<int (*)(strider_stats*)>(dlsym(RTLD_DEFAULT, "strider_get_stats"));
+  auto* get = reinterpret_cast<int (*)(strider_stats*, size_t)>(
+      dlsym(RTLD_DEFAULT, "strider_get_stats_sized"));
   EXPECT_NE(get, nullptr) << "libstrider is not loaded (LD_PRELOAD or link order)";
-  if (get) get(&s);
+  if (get) EXPECT_EQ(get(&s, sizeof s), static_cast<int>(sizeof s)) << "an older libstrider";
   return s;
 }
 
@@ -43,9 +62,32 @@ std::string describe(MPI_Datatype type) {
   return text;
 }
 
+void set_p2p_host(bool pack) {
+  using Fn = int (*)(int);
+  static auto fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "strider_set_p2p_host"));
+  if (fn) fn(pack ? 1 : 0);
+}
+
 long env_long(const char* name, long fallback) {
   const char* v = std::getenv(name);
   return v ? std::strtol(v, nullptr, 10) : fallback;
+}
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+MPI_Datatype strided_int_type() {
+  static MPI_Datatype t = [] {
+    MPI_Datatype r;
+    MPI_Type_create_resized(MPI_INT, 0, 8, &r);
+    MPI_Type_commit(&r);
+    return r;
+  }();
+  return t;
 }
 
 ElementBuffer element_buffer(MPI_Datatype type, int count, std::mt19937_64& rng) {

@@ -1,7 +1,8 @@
 // Shared by the MPI tests: MPI set-up around GoogleTest, the handle on Strider's API (looked up
-// at run time, so a test notices when Strider is not loaded), and buffers for packing.
+// at run time, so a test notices when Strider is not loaded), seeds, and buffers for packing.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstddef>
@@ -17,15 +18,47 @@ namespace strider::testing {
 
 int world_rank();
 int world_size();
+// This rank's rank among the ranks of its shared-memory node (MPI_COMM_TYPE_SHARED); collective
+// over MPI_COMM_WORLD. The GPU tests' mains pick their GPU by it.
+int node_local_rank();
+
+// A fixture with its own duplicate of MPI_COMM_WORLD (errors returned, not fatal), this rank in
+// it and its size.
+class WorldCommTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 1;
+};
 
 // Strider's counters; fails the test if libstrider is not loaded.
 strider_stats stats();
 bool strider_loaded();
 // strider_describe_type through dlsym; "" when Strider is absent or the type unknown.
 std::string describe(MPI_Datatype type);
+// strider_set_p2p_host through dlsym: host buffers of point-to-point calls packed by Strider
+// (`pack`) or left to the MPI; nothing when Strider is absent.
+void set_p2p_host(bool pack);
 
 // Reads an integer environment variable (e.g. STRIDER_TEST_TYPES), with a default.
 long env_long(const char* name, long fallback);
+
+// Mixes `v` into `h` (splitmix64's finalizer over a hash combine): the tests derive every
+// random choice from a run's seed (STRIDER_TEST_SEED) this way, so that all ranks compute the
+// same values independently.
+std::uint64_t mix(std::uint64_t h, std::uint64_t v);
+// `seed` mixed with each of `parts` in turn.
+template <class... Parts>
+std::uint64_t mix_seed(std::uint64_t seed, Parts... parts) {
+  ((seed = mix(seed, static_cast<std::uint64_t>(parts))), ...);
+  return seed;
+}
+
+// One int every 8 bytes (MPI_INT resized to extent 8), committed on first use and kept: a
+// strided element, so Strider packs it (host receives go its way).
+MPI_Datatype strided_int_type();
 
 // A host buffer holding `count` elements of a type, with random bytes and margins on both
 // sides, so bytes outside the typemap can be checked untouched.

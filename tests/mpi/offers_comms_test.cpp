@@ -2,7 +2,8 @@
 // interposes to name a new communicator still makes what the MPI makes (sizes, rank order,
 // MPI_COMM_NULL where the standard says), the naming collective never hangs (subsets, undefined
 // colours, a merged intercommunicator), and a message on each new communicator is served by an
-// offer and arrives intact. Host buffers through Strider's path (STRIDER_P2P_HOST=pack).
+// offer where its two ranks share a node (by no offer across virtual nodes: STRIDER_TEST_NODE_SIZE)
+// and arrives intact. Host buffers through Strider's path (STRIDER_P2P_HOST=pack).
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -13,15 +14,33 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "test_nodes.hpp"
 
 namespace strider::testing {
 namespace {
 
 std::uint64_t offers_used() { return strider_loaded() ? stats().offers_used : 0; }
 
-bool offers_expected() {
+bool offers_on() {
   const char* same_node = std::getenv("STRIDER_SAME_NODE");
   return strider_loaded() && (same_node == nullptr || std::string(same_node) != "0");
+}
+
+// Every world rank's node (test_nodes.hpp), learned in each test's SetUp (collectively).
+std::vector<long> g_nodes;
+
+// Offers used by a message from rank 1 to rank 0 of `comm`: one where they are on and the two
+// share a node (a virtual one too), else none.
+std::uint64_t offers_expected(MPI_Comm comm) {
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int ranks[2] = {0, 1};
+  int world_ranks[2] = {-1, -1};
+  MPI_Group_translate_ranks(group, 2, ranks, world, world_ranks);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return offers_on() && g_nodes.at(world_ranks[0]) == g_nodes.at(world_ranks[1]) ? 1 : 0;
 }
 
 // One strided message from rank 1 to rank 0 of `comm` (whose world ranks may be any), received
@@ -48,7 +67,7 @@ void check_message(MPI_Comm comm, const std::string& what) {
     for (int i = 0; i < 3 * 64; ++i) {
       ASSERT_EQ(buffer[i], i % 3 == 0 ? 1000 + i : -1) << what << ", int " << i;
     }
-    if (offers_expected()) EXPECT_EQ(offers_used() - before, 1u) << what;
+    if (strider_loaded()) EXPECT_EQ(offers_used() - before, offers_expected(comm)) << what;
   } else {
     for (int i = 0; i < 3 * 64; i += 3) buffer[i] = 1000 + i;
     MPI_Barrier(comm);
@@ -71,6 +90,7 @@ class OffersComms : public ::testing::Test {
  protected:
   void SetUp() override {
     if (world_size() < 2) GTEST_SKIP() << "needs 2 ranks";
+    g_nodes = world_nodes();
   }
   const int me = world_rank(), n = world_size();
 };
@@ -157,7 +177,7 @@ TEST_F(OffersComms, EveryInterposedCreationNamesItsCommunicator) {
 
 // Two communicators over the same processes, a message of the same (source, tag, index) on each
 // at once, sent in the other order than posted: each arrives on its own communicator, each by
-// its own offer (the names keep their board slots apart).
+// its own offer (the names keep their board slots apart) where the two ranks share a node.
 TEST_F(OffersComms, SameStreamOnTwoCommunicatorsStaysApart) {
   MPI_Comm a = MPI_COMM_NULL, b = MPI_COMM_NULL;
   ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &a), MPI_SUCCESS);
@@ -177,7 +197,7 @@ TEST_F(OffersComms, SameStreamOnTwoCommunicatorsStaysApart) {
       ASSERT_EQ(on_a[i], i % 2 == 0 ? 100 + i : -1) << "int " << i << " on the first";
       ASSERT_EQ(on_b[i], i % 2 == 0 ? 200 + i : -1) << "int " << i << " on the second";
     }
-    if (offers_expected()) EXPECT_EQ(offers_used() - before, 2u);
+    if (strider_loaded()) EXPECT_EQ(offers_used() - before, 2 * offers_expected(a));
   } else {
     for (int i = 0; i < 64; i += 2) {
       on_a[i] = 100 + i;

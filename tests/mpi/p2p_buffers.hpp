@@ -32,6 +32,9 @@ Placement& placement(Role role);
 const char* placement_summary();
 // Ordinary host memory (malloc), which both builds use (host_placement.cpp).
 Placement& host_placement();
+// GPU build only: whether every rank of MPI_COMM_WORLD runs on one GPU (collective), the
+// placement where same-node moves in place are allowed whatever the blocks.
+bool all_ranks_on_one_gpu();
 
 // A buffer in a placement, initialized from host bytes; `offset` is the index of the datatype's
 // origin in those bytes (see ElementBuffer in mpi_test_support.hpp).

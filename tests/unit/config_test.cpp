@@ -85,5 +85,38 @@ TEST(Config, ByteCounts) {
   }
 }
 
+TEST(Config, TestNodeSize) {
+  EXPECT_EQ(parse({}).test_node_size, 0);
+  EXPECT_EQ(parse({{"STRIDER_TEST_NODE_SIZE", "2"}}).test_node_size, 2);
+  EXPECT_EQ(parse({{"STRIDER_TEST_NODE_SIZE", "0"}}).test_node_size, 0);
+  for (const char* bad : {"-2", "two", "2x", "99999999999"}) {
+    const Config c = parse({{"STRIDER_TEST_NODE_SIZE", bad}});
+    EXPECT_EQ(c.test_node_size, 0) << bad;
+    ASSERT_EQ(c.problems.size(), 1u) << bad;
+    EXPECT_NE(c.problems[0].find("not a count"), std::string::npos);
+  }
+}
+
+TEST(Config, Managed) {
+  EXPECT_EQ(parse({}).managed, ManagedPath::Auto);
+  EXPECT_EQ(parse({{"STRIDER_MANAGED", "host"}}).managed, ManagedPath::Host);
+  EXPECT_EQ(parse({{"STRIDER_MANAGED", "gpu"}}).managed, ManagedPath::Gpu);
+  EXPECT_EQ(parse({{"STRIDER_MANAGED", "auto"}}).managed, ManagedPath::Auto);
+  const Config c = parse({{"STRIDER_MANAGED", "cpu"}});
+  EXPECT_EQ(c.managed, ManagedPath::Auto);
+  EXPECT_EQ(c.problems.size(), 1u);
+}
+
+TEST(Config, DirectMinBlock) {
+  EXPECT_FALSE(parse({}).direct_min_block.has_value());
+  EXPECT_EQ(parse({{"STRIDER_DIRECT_MIN_BLOCK", "0"}}).direct_min_block, std::size_t{0});
+  EXPECT_EQ(parse({{"STRIDER_DIRECT_MIN_BLOCK", "1k"}}).direct_min_block, std::size_t{1024});
+  for (const char* bad : {"-4", "four", "4B"}) {
+    const Config c = parse({{"STRIDER_DIRECT_MIN_BLOCK", bad}});
+    EXPECT_FALSE(c.direct_min_block.has_value()) << bad;
+    ASSERT_EQ(c.problems.size(), 1u) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace strider::runtime

@@ -145,6 +145,14 @@ TEST(DirectLayout, SmallestBlockOfAFormAndOfALayout) {
       }
     }
     const std::int64_t got = smallest_block(form, extent, count);
+    // The threshold question agrees with the smallest block on either side of it.
+    EXPECT_TRUE(blocks_at_least(form, extent, count, got)) << canon::to_string(form);
+    for (std::size_t max : {std::size_t{1}, std::size_t{8}, std::size_t{64}}) {
+      EXPECT_EQ(flattens_within(form, extent, count, max),
+                !flatten(form, extent, count, max).empty())
+          << canon::to_string(form) << " max " << max;
+    }
+    EXPECT_FALSE(blocks_at_least(form, extent, count, got + 1)) << canon::to_string(form);
     EXPECT_GE(got, piece) << canon::to_string(form);
     EXPECT_LE(got, shortest) << canon::to_string(form) << " extent " << extent << " x" << count;
     DirectLayout l;

@@ -23,12 +23,18 @@ struct FakeMapper {
   std::map<std::byte*, int> open;  // mapping -> device
   int opens = 0, closes = 0;
   bool fail = false;
+  std::byte* held = nullptr;  // while open, every open clashes (its range came back)
   std::vector<std::byte> arena = std::vector<std::byte>(4096);
 
   WireImports::Mapper mapper() {
-    return {[this](const WireHandle&, int device, std::string& error) -> std::byte* {
+    return {[this](const WireHandle&, int device, std::string& error, bool& clash) -> std::byte* {
               if (fail) {
                 error = "refused";
+                return nullptr;
+              }
+              if (held != nullptr && open.count(held) != 0) {
+                clash = true;
+                error = "already mapped";
                 return nullptr;
               }
               std::byte* p = arena.data() + opens++;
@@ -130,6 +136,30 @@ TEST(WireImports, CloseAllClosesPinnedOnesToo) {
   EXPECT_TRUE(fake.open.empty());
   EXPECT_EQ(cache.mappings(), 0u);
   EXPECT_EQ(cache.bytes(), 0u);
+}
+
+// An exporter freed an allocation this process still maps and reallocated its range: the
+// stale unpinned mapping on that GPU is closed and the open tried once more; pinned mappings
+// and other GPUs' stay.
+TEST(WireImports, ARangeStillMappedIsClosedAndTheOpenRetried) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 8, 1 << 20);
+  std::string error;
+  std::byte* stale = cache.pin(handle_of(1), 100, 0, error);
+  cache.unpin(stale);
+  std::byte* pinned = cache.pin(handle_of(2), 100, 0, error);
+  std::byte* other_gpu = cache.pin(handle_of(3), 100, 1, error);
+  cache.unpin(other_gpu);
+  fake.held = stale;
+  std::byte* fresh = cache.pin(handle_of(4), 100, 0, error);
+  ASSERT_NE(fresh, nullptr) << error;
+  EXPECT_EQ(fake.open.count(stale), 0u);
+  EXPECT_EQ(fake.open.count(pinned), 1u);
+  EXPECT_EQ(fake.open.count(other_gpu), 1u);
+  // A clash that closing does not cure fails as before.
+  fake.held = pinned;
+  EXPECT_EQ(cache.pin(handle_of(5), 100, 0, error), nullptr);
+  EXPECT_EQ(fake.open.count(pinned), 1u);
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ int start(Call& call) {
     }
   }
   for (Mirror& m : call.mirrors) {
-    if (const int rc = m.load(call.comm)) return rc;
+    if (const int rc = m.load(call.comm, call.nonblocking)) return rc;
   }
   return MPI_SUCCESS;
 }

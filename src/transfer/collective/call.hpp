@@ -49,6 +49,7 @@ struct Call {
   int self_send = -1, self_recv = -1;
   WireArgs send_args, recv_args;
   std::vector<Mirror> mirrors;  // reductions: host copies the MPI computes on
+  bool nonblocking = false;     // finished at a completion call, after the application returned
 };
 
 // Fills a converted side's wire arguments (counts and displacements in wire elements; byte
@@ -80,6 +81,7 @@ class CollectiveOperation final : public Operation {
 template <class Issue>
 int serve(std::unique_ptr<Call> call, MPI_Request* request, Issue issue) {
   counters().collectives_served++;
+  call->nonblocking = request != nullptr;
   if (const int rc = start(*call)) return rc;
   if (request == nullptr) {
     const int rc = issue(nullptr);

@@ -6,62 +6,65 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
-#include "transfer/object.hpp"
+#include "transfer/collective/batch.hpp"
 #include "transfer/staged.hpp"
 
 namespace strider::transfer::collective {
+namespace {
 
-bool Mirror::describe(const void* buffer, int count, MPI_Datatype type, bool input, bool output) {
-  if (count <= 0 || buffer == MPI_IN_PLACE) return false;
-  Object object;
-  if (!view_object(buffer, count, type, object)) return false;
-  if (!object.gpu && runtime::config().host_collectives != runtime::HostPath::Pack) return false;
-  const decode::Bounds& b = object.plan->bounds;
-  lo_ = b.true_lb;
-  std::int64_t hi = b.true_lb + b.true_extent;
-  for (std::int64_t e : {std::int64_t{0}, std::int64_t{count} - 1}) {
-    lo_ = std::min(lo_, b.true_lb + e * b.extent);
-    hi = std::max(hi, b.true_lb + b.true_extent + e * b.extent);
-  }
-  bytes_ = hi - lo_;
-  dense_ = bytes_ == std::int64_t{count} * b.size;
-  buffer_ = const_cast<std::byte*>(static_cast<const std::byte*>(buffer));
-  input_ = input;
-  output_ = output;
-  gpu_ = object.gpu;
-  return true;
-}
-
-int Mirror::load(MPI_Comm comm) {
-  std::string error;
-  const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(bytes_, 1));
-  if (!acquire_wire(gpu_ ? WireMemory::Pinned : WireMemory::Host, -1, bytes, wire_, error) &&
-      !acquire_wire(WireMemory::Host, -1, bytes, wire_, error)) {
-    return report_error(comm, "reduction host copy", error);
-  }
-  // An output's gaps must come back unchanged, so it is loaded too unless it has none.
-  if (!input_ && (!output_ || dense_)) return MPI_SUCCESS;
-  if (!gpu_) {
-    std::memcpy(wire_.data(), buffer_ + lo_, static_cast<std::size_t>(bytes_));
+// One copy of a gapless span, host or GPU memory on either side.
+int copy_span(std::byte* to, const std::byte* from, std::int64_t bytes, bool gpu, MPI_Comm comm) {
+  if (!gpu) {
+    std::memcpy(to, from, static_cast<std::size_t>(bytes));
     return MPI_SUCCESS;
   }
-  if (!engine::cuda::copy(wire_.data(), buffer_ + lo_, static_cast<std::size_t>(bytes_), error)) {
+  std::string error;
+  if (!engine::cuda::copy(to, from, static_cast<std::size_t>(bytes), error)) {
     return report_error(comm, "reduction host copy", error);
   }
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+bool Mirror::describe(const void* buffer, int count, MPI_Datatype type, bool input, bool output) {
+  if (count <= 0 || buffer == MPI_IN_PLACE) return false;
+  if (!view_object(buffer, count, type, object_)) return false;
+  if (!object_.gpu && runtime::config().host_collectives != runtime::HostPath::Pack) return false;
+  const ByteRange span = span_of(object_.plan->bounds, count);
+  lo_ = span.lo;
+  bytes_ = span.hi - span.lo;
+  dense_ = bytes_ == object_.bytes();
+  input_ = input;
+  output_ = output;
+  return true;
+}
+
+int Mirror::load(MPI_Comm comm, bool hold) {
+  std::string error;
+  const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(bytes_, 1));
+  if (!acquire_wire(object_.gpu ? WireMemory::Pinned : WireMemory::Host, -1, bytes, wire_, error) &&
+      !acquire_wire(WireMemory::Host, -1, bytes, wire_, error)) {
+    return report_error(comm, "reduction host copy", error);
+  }
+  // Where the MPI packs the type (Strider has no layout for it), the type must live until the
+  // store of a nonblocking call, after the application may have freed its handle.
+  if (hold && !object_.plan->supported && !dense_) {
+    if (const int rc = held_.dup(object_.type)) return rc;
+    object_.type = held_.get();
+  }
+  mirror_ = object_;
+  mirror_.view = runtime::view_buffer(origin(), lo_);
+  mirror_.gpu = false;
+  if (!input_) return MPI_SUCCESS;
+  if (dense_) return copy_span(wire_.data(), object_.view.host + lo_, bytes_, object_.gpu, comm);
+  return copy_piece(object_, mirror_, comm);
 }
 
 int Mirror::store(MPI_Comm comm) {
   if (!output_) return MPI_SUCCESS;
-  if (!gpu_) {
-    std::memcpy(buffer_ + lo_, wire_.data(), static_cast<std::size_t>(bytes_));
-    return MPI_SUCCESS;
-  }
-  std::string error;
-  if (!engine::cuda::copy(buffer_ + lo_, wire_.data(), static_cast<std::size_t>(bytes_), error)) {
-    return report_error(comm, "reduction copy back", error);
-  }
-  return MPI_SUCCESS;
+  if (dense_) return copy_span(object_.view.host + lo_, wire_.data(), bytes_, object_.gpu, comm);
+  return copy_piece(mirror_, object_, comm);
 }
 
 }  // namespace strider::transfer::collective

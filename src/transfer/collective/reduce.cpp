@@ -1,6 +1,7 @@
 // Reductions: the MPI's own operation on host mirrors of the GPU buffers (mirror.hpp), with
 // the application's type and op. Each buffer is mirrored with the elements the standard says
 // it holds on this rank, an input loaded before the call and an output stored after.
+#include <algorithm>
 #include <numeric>
 
 #include "runtime/log.hpp"
@@ -39,14 +40,19 @@ int mirror(Call& call, const void* buffer, int count, MPI_Datatype type, bool in
 // `send_count`/`recv_count`: elements the buffers hold on this rank (-1: not significant).
 // In place, the receive buffer is also the input.
 // `load_recv`: the receive buffer's contents must survive where the MPI leaves it undefined.
+// The same buffer as both without MPI_IN_PLACE is erroneous: it is mirrored once and the MPI
+// gets that mirror as both, so that it checks (and reports, or accepts) the alias as it would.
 bool mirror_both(Call& call, Buffers& b, int send_count, int recv_count, MPI_Datatype type,
                  bool load_recv = false) {
   const bool in_place = b.send == MPI_IN_PLACE;
-  if (send_count >= 0 && !in_place) {
+  const bool aliased = !in_place && b.send == b.recv && send_count >= 0 && recv_count >= 0;
+  if (send_count >= 0 && !in_place && !aliased) {
     b.send_mirror = mirror(call, b.send, send_count, type, true, false);
   }
   if (recv_count >= 0) {
-    b.recv_mirror = mirror(call, b.recv, recv_count, type, in_place || load_recv, true);
+    b.recv_mirror = mirror(call, b.recv, aliased ? std::max(send_count, recv_count) : recv_count,
+                           type, in_place || load_recv || aliased, true);
+    if (aliased) b.send_mirror = b.recv_mirror;
   }
   return !call.mirrors.empty();
 }
@@ -57,11 +63,12 @@ int not_served(MPI_Comm comm, const char* what) {
 }
 
 // A negative count: MPI_ERR_COUNT from Strider, since MPICH 4.0's reductions assert (and abort)
-// on one instead of reporting it.
-int bad_count(MPI_Comm comm, const char* what) {
+// on one instead of reporting it. A null op or type is reported first, as both MPIs do.
+int bad_count(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what) {
+  const int error = op == MPI_OP_NULL || type == MPI_DATATYPE_NULL ? MPI_ERR_OP : MPI_ERR_COUNT;
   runtime::log(runtime::LogLevel::Error, "%s: negative count", what);
-  PMPI_Comm_call_errhandler(comm, MPI_ERR_COUNT);
-  return MPI_ERR_COUNT;
+  PMPI_Comm_call_errhandler(comm, error);
+  return error;
 }
 
 }  // namespace
@@ -75,7 +82,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   };
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, "MPI_Reduce");
+  if (count < 0) return bad_count(comm, type, op, "MPI_Reduce");
   const Role role = role_of(g, root);
   if (role == Role::Idle) return forward();
   auto call = std::make_unique<Call>(comm);
@@ -100,7 +107,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   };
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, "MPI_Allreduce");
+  if (count < 0) return bad_count(comm, type, op, "MPI_Allreduce");
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
@@ -122,7 +129,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   if (strider_off() || !group_of(comm, g)) return forward();
   int size = 0;
   PMPI_Comm_size(comm, &size);
-  if (negative(size, rcounts)) return bad_count(comm, "MPI_Reduce_scatter");
+  if (negative(size, rcounts)) return bad_count(comm, type, op, "MPI_Reduce_scatter");
   const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
@@ -152,7 +159,7 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   };
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
-  if (rcount < 0) return bad_count(comm, "MPI_Reduce_scatter_block");
+  if (rcount < 0) return bad_count(comm, type, op, "MPI_Reduce_scatter_block");
   int size = 0;
   PMPI_Comm_size(comm, &size);
   const long long total = static_cast<long long>(rcount) * size;
@@ -183,7 +190,7 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
   };
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, "MPI_Scan");
+  if (count < 0) return bad_count(comm, type, op, "MPI_Scan");
   if (g.inter) return forward();
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
@@ -204,7 +211,7 @@ int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   };
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, "MPI_Exscan");
+  if (count < 0) return bad_count(comm, type, op, "MPI_Exscan");
   if (g.inter) return forward();
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};

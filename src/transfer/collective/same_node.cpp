@@ -9,6 +9,7 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "runtime/node_comm.hpp"
 #include "transfer/collective/batch.hpp"
 #include "transfer/direct_object.hpp"
 #include "transfer/staged.hpp"
@@ -62,7 +63,7 @@ Verdict same_node_comm(MPI_Comm comm, int size) {
   mine[2] = ~mine[1];
   MPI_Comm node = MPI_COMM_NULL;
   int node_size = 0;
-  if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS ||
+  if (runtime::node_communicator(comm, &node) != MPI_SUCCESS ||
       PMPI_Comm_size(node, &node_size) != MPI_SUCCESS || node_size != size) {
     mine[0] = 0;
   }
@@ -132,10 +133,14 @@ bool read_in_place(const Piece& piece, bool one_gpu, CallExports& exports, Direc
   if (!runtime::config().same_node_direct || piece.bytes() == 0 || !piece.object.plan) {
     return false;
   }
-  if (!one_gpu) {
-    for (const canon::StridedBlock& sb : piece.object.plan->form.pieces) {
-      if (sb.block < DirectPolicy::kMinBlockAcrossGpus) return false;
-    }
+  // Too many segments first: it is asked at every call, and an irregular type has many pieces.
+  // Dense elements count as one block: a contiguous piece of 4-byte ints is one block.
+  const plan::Plan& plan = *piece.object.plan;
+  const std::int64_t count = piece.object.count;
+  if (!flattens_within(plan.form, plan.bounds.extent, count, DirectPolicy::kMaxSegments) ||
+      (!one_gpu &&
+       !blocks_at_least(plan.form, plan.bounds.extent, count, min_block_across_gpus()))) {
+    return false;
   }
   return describe_in_place(piece.object, exports, layout, bases, why);
 }

@@ -6,8 +6,9 @@
 // neighbourhood collectives.
 //
 // Protocol, every rank at the same blocking call:
-//   1. once per communicator (cached on it): are all ranks on one node, with a GPU? If not,
-//      nothing more is ever asked on it. (STRIDER_SAME_NODE=0, the same on every rank: never.)
+//   1. once per communicator (cached on it): are all ranks on one node
+//      (runtime::node_communicator), with a GPU? If not, nothing more is ever asked on it.
+//      (STRIDER_SAME_NODE=0, the same on every rank: never.)
 //   2. The MPI's own collective of the call's shape moves one small record per piece (MPI_BYTE):
 //      whether the sender can take part, its rank, its wire's IPC handle, and the piece's
 //      offset and packed bytes in that wire; or, for a piece read in place (direct_layout.hpp),

@@ -9,10 +9,10 @@
 //   sender:   decline() Taken -> Declined (it cannot write the landing buffer: the data goes
 //             by the MPI, and the receiver offers it nothing more)
 //   receiver: retract() Open -> Retracted; settle() reads the outcome and empties the slot
-//   receiver: settle() of a slot still Taken (its receive was refused by the MPI, so nothing
-//             will match a notice for it): Taken -> Withdrawn, then waits until the sender,
-//             whose fill then fails, has stopped writing (-> Released) and sends the data
-//             instead.
+//   receiver: settle() of a slot still Taken (its offer dropped before its receive completed:
+//             offers are published only once the MPI accepted their receive, so only a failure
+//             in Strider after that): Taken -> Withdrawn, then waits until the sender, whose
+//             fill then fails, has stopped writing (-> Released) and sends the data instead.
 // The sender's moves out of Taken are compare-and-swaps too, so a slot withdrawn and reused for
 // a new offer is never marked by a stale claim.
 //
@@ -75,7 +75,7 @@ enum class Phase : std::uint8_t {
   Failed = 5,
   Declined = 6,
   Written = 7,    // filled, straight into the receive buffer (nothing to unpack)
-  Withdrawn = 8,  // taken, then given up by the receiver (its receive was refused)
+  Withdrawn = 8,  // taken, then given up by the receiver (its receive ended without it)
   Released = 9    // the sender saw it withdrawn and writes nothing more
 };
 

@@ -6,31 +6,26 @@
 
 namespace strider::transfer::offers {
 
-std::uint64_t stream_key(int peer, int tag) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 32) |
-         static_cast<std::uint32_t>(tag);
-}
-
 std::optional<std::uint64_t> SendLedger::next(int dest, int tag) {
-  const std::uint64_t key = stream_key(dest, tag);
-  const std::uint64_t index = sent_[key]++;
-  if (all_poisoned_ || poisoned_.count(key) != 0) return std::nullopt;
+  auto& stream = streams_.touch(dest, tag);
+  const std::uint64_t index = stream.state.sent++;
+  if (all_poisoned_ || stream.state.poisoned || stream.forgotten) return std::nullopt;
   return index;
 }
 
-void SendLedger::poison(int dest, int tag) { poisoned_.insert(stream_key(dest, tag)); }
+void SendLedger::poison(int dest, int tag) { streams_.touch(dest, tag).state.poisoned = true; }
 
 bool SendLedger::expects_offer(int dest, int tag, std::uint64_t tally) const {
-  const auto it = seen_.find(stream_key(dest, tag));
-  if (it == seen_.end()) return false;
-  const Seen& s = it->second;
+  const auto* stream = streams_.find(dest, tag);
+  if (stream == nullptr) return false;
+  const Stream& s = stream->state;
   if (!s.offered && s.tally == tally) return false;
   constexpr unsigned kMaxBackoff = 6;  // every 64th send at most
   return s.fruitless == 0 || s.skipped + 1 >= (1u << std::min(s.fruitless, kMaxBackoff));
 }
 
 void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited) {
-  Seen& s = seen_[stream_key(dest, tag)];
+  Stream& s = streams_.touch(dest, tag).state;
   s.offered = offered;
   s.tally = tally;
   if (offered) {
@@ -51,8 +46,12 @@ std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) con
     const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
     if (source_matches && tag_matches) return std::nullopt;
   }
-  const auto it = matched_.find(stream_key(source, tag));
-  return it == matched_.end() ? 0 : it->second;
+  if (const auto* stream = matched_.find(source, tag)) {
+    if (stream->forgotten) return std::nullopt;  // restarted, too low: never taken
+    return stream->state;
+  }
+  if (matched_.may_have_forgotten(source, tag)) return std::nullopt;  // the same
+  return 0;
 }
 
 ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
@@ -83,7 +82,7 @@ void ReceiveLedger::matched_now(int source, int tag) {
   if (source < 0 || tag < 0) {  // MPI_PROC_NULL's status: nothing matched
     return;
   }
-  matched_[stream_key(source, tag)]++;
+  matched_.touch(source, tag).state++;
 }
 
 }  // namespace strider::transfer::offers

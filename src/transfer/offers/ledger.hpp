@@ -3,25 +3,28 @@
 // The send ledger numbers a process's outgoing messages; the receive ledger counts the messages
 // its receives matched, per stream, and lists its receive operations still pending, so it can
 // tell when a receive is certain to take a given message. Pure logic, one per communicator; the
-// caller serializes access (the protocol is off under MPI_THREAD_MULTIPLE).
+// caller serializes access (the protocol is off under MPI_THREAD_MULTIPLE). Each holds at most
+// kStreamsPerTable streams (stream_table.hpp): a stream it forgot and sees again is
+// never trusted again.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
+
+#include "transfer/offers/stream_table.hpp"
 
 namespace strider::transfer::offers {
 
-// (peer rank, tag) of a stream, as one key.
-std::uint64_t stream_key(int peer, int tag);
-
 class SendLedger {
  public:
-  // Numbers the next message to `dest` with `tag`. Every message sent on the communicator must
-  // pass here, in the order the MPI sees them. Nothing when the stream is poisoned: the index is
-  // unknown and no offer may be taken on it.
+  explicit SendLedger(std::size_t capacity = kStreamsPerTable) : streams_(capacity) {}
+
+  // Numbers the next message to `dest` with `tag`. Every message sent on the communicator to a
+  // peer that offers may be taken from must pass here, in the order the MPI sees them. Nothing
+  // when the stream is poisoned (or was forgotten): the index is unknown and no offer may be
+  // taken on it.
   std::optional<std::uint64_t> next(int dest, int tag);
   // Messages on the stream that Strider does not see (persistent sends): never trusted again.
   void poison(int dest, int tag);
@@ -39,22 +42,27 @@ class SendLedger {
   // waited for one.
   void note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited);
 
+  std::size_t streams() const { return streams_.size(); }
+
  private:
-  std::unordered_map<std::uint64_t, std::uint64_t> sent_;
-  std::unordered_set<std::uint64_t> poisoned_;
-  struct Seen {
+  struct Stream {
+    std::uint64_t sent = 0;
+    bool poisoned = false;
+    // What its last send found (expects_offer).
     bool offered = false;
     std::uint64_t tally = 0;
     unsigned fruitless = 0;  // waits in a row that found no offer
     unsigned skipped = 0;    // sends since the last of them
   };
-  std::unordered_map<std::uint64_t, Seen> seen_;
+  StreamTable<Stream> streams_;
   bool all_poisoned_ = false;
 };
 
 class ReceiveLedger {
  public:
   using Ticket = std::uint64_t;
+
+  explicit ReceiveLedger(std::size_t capacity = kStreamsPerTable) : matched_(capacity) {}
 
   // The index of the stream's message that a receive from `source` with `tag` posted now would
   // match, if that is certain: both named (no wildcard), no other operation that could match the
@@ -70,13 +78,14 @@ class ReceiveLedger {
   void unmatched(Ticket ticket);
   // It completed and what it matched is unknown: the counts can no longer be trusted.
   void lost(Ticket ticket);
-  // A message matched with no posted operation (MPI_Improbe).
+  // A message matched with no posted operation (MPI_Improbe); also the count of matched().
   void matched_now(int source, int tag);
   // Receives Strider does not see (persistent receives): no offer is ever made again.
   void poison() { poisoned_ = true; }
 
   std::size_t pending() const { return pending_.size(); }
   bool poisoned() const { return poisoned_; }
+  std::size_t streams() const { return matched_.size(); }
 
  private:
   struct Pending {
@@ -85,7 +94,7 @@ class ReceiveLedger {
   };
   void erase(Ticket ticket);
 
-  std::unordered_map<std::uint64_t, std::uint64_t> matched_;
+  StreamTable<std::uint64_t> matched_;  // messages matched, per stream
   std::vector<Pending> pending_;
   Ticket next_ticket_ = 1;
   bool poisoned_ = false;

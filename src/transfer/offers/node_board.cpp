@@ -4,6 +4,8 @@
 #include <cstring>
 #include <new>
 
+#include "runtime/node_comm.hpp"
+
 namespace strider::transfer::offers {
 namespace {
 
@@ -37,8 +39,7 @@ bool NodeBoard::create(int slots, std::int64_t landing_bytes, std::string& why) 
   int world_rank = 0, world_size = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_) !=
-      MPI_SUCCESS) {
+  if (runtime::node_communicator(MPI_COMM_WORLD, &node_) != MPI_SUCCESS) {
     why = "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) failed";
     return false;
   }

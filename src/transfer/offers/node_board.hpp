@@ -1,7 +1,8 @@
 // The board of offers of this node's processes: one MPI_Win_allocate_shared window over
-// MPI_COMM_TYPE_SHARED, made collectively at MPI_Init. Each process owns a header, its tallies,
-// its slots and (in host mode) a landing area per slot; every process of the node maps all of
-// them. Standard MPI-3 only, so it works on any MPI.
+// MPI_COMM_TYPE_SHARED (runtime::node_communicator: virtual nodes too), made collectively at
+// MPI_Init. Each process owns a header, its tallies, its slots and (in host mode) a landing area
+// per slot; every process of the node maps all of them. Standard MPI-3 only, so it works on any
+// MPI.
 #pragma once
 
 #include <mpi.h>

@@ -77,6 +77,10 @@ int peer_node_rank(int world_rank) {
   return p.board.node_rank(world_rank);
 }
 
+// Whether rank `rank` of the communicator is a peer of this node: only their streams can have
+// offers, so only theirs are counted (the ledgers stay as small as the node's traffic).
+bool counted(const CommLedgers& l, int rank) { return peer_node_rank(l.world_rank(rank)) >= 0; }
+
 Slots my_slots() {
   const NodeBoard& board = protocol().board;
   return board.slots(board.my_node_rank());
@@ -205,7 +209,7 @@ InPlace write_in_place(const Object& object, MPI_Comm comm, int receiver, const 
       std::min(smallest_block(terms.layout),
                smallest_block(object.plan->form, object.plan->bounds.extent, object.count));
   if (smallest <= 0 || (terms.gpu != engine::cuda::device_fingerprint(device) &&
-                        smallest < DirectPolicy::kMinBlockAcrossGpus)) {
+                        smallest < min_block_across_gpus())) {
     return InPlace::No;
   }
   if (smallest < DirectPolicy::kTinyBlock &&
@@ -302,10 +306,9 @@ NumberedSend number_send(MPI_Comm comm, int dest, int tag) {
   NumberedSend n{nullptr, dest, tag, std::nullopt};
   if (dest < 0) return n;
   CommLedgers* l = ledgers(comm);
-  if (!l) return n;
+  if (!l || !counted(*l, dest)) return n;
   n.ledgers = l;
-  const auto index = l->sends.next(dest, tag);
-  if (peer_node_rank(l->world_rank(dest)) >= 0) n.index = index;
+  n.index = l->sends.next(dest, tag);
   return n;
 }
 
@@ -352,7 +355,9 @@ bool take(const Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t 
 }
 
 void persistent_send(MPI_Comm comm, int dest, int tag) {
-  if (CommLedgers* l = ledgers(comm); l && dest >= 0) l->sends.poison(dest, tag);
+  if (CommLedgers* l = ledgers(comm); l && dest >= 0 && counted(*l, dest)) {
+    l->sends.poison(dest, tag);
+  }
 }
 
 void untracked_cancel() {
@@ -379,24 +384,31 @@ void observe(Watch& watch, const MPI_Status& status, int error) {
     ledger.unmatched(ticket);
   } else if ((error_class == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE) &&
              status.MPI_SOURCE >= 0 && status.MPI_TAG >= 0) {
-    ledger.matched(ticket, status.MPI_SOURCE, status.MPI_TAG);
+    if (counted(*watch.ledgers, status.MPI_SOURCE)) {
+      ledger.matched(ticket, status.MPI_SOURCE, status.MPI_TAG);
+    } else {
+      ledger.unmatched(ticket);  // from off the node: its stream never has offers
+    }
   } else {
     ledger.lost(ticket);  // what it matched is unknown: no more offers
   }
 }
 
 void matched_probe(MPI_Comm comm, const MPI_Status& status) {
-  if (CommLedgers* l = ledgers(comm)) l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+  CommLedgers* l = ledgers(comm);
+  if (l && status.MPI_SOURCE >= 0 && counted(*l, status.MPI_SOURCE)) {
+    l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+  }
 }
 
 void persistent_receive(MPI_Comm comm) {
   if (CommLedgers* l = ledgers(comm)) l->receives.poison();
 }
 
-void offer(Incoming& in, int source, int tag) {
-  if (source == MPI_PROC_NULL) return;
+bool plan_offer(Incoming& in, int source, int tag) {
+  if (source == MPI_PROC_NULL) return false;
   auto l = shared_ledgers(in.comm);
-  if (!l) return;
+  if (!l) return false;
   Protocol& p = protocol();
   const int sender = l->world_rank(source);  // -1 for MPI_ANY_SOURCE
   const auto index = peer_node_rank(sender) >= 0 && in.capacity > 0
@@ -405,9 +417,21 @@ void offer(Incoming& in, int source, int tag) {
   const auto name = l->name;
   const auto ticket = l->receives.post(source, tag);
   in.watch = Watch(ticket, std::move(l));
-  if (!index || p.declined.count(sender) != 0 || !offer_pays(in.object, true, in.method)) return;
+  if (!index || p.declined.count(sender) != 0 || !offer_pays(in.object, true, in.method)) {
+    return false;
+  }
+  // Too large for a host landing area: no offer (and a blocking receive stays one).
+  if (!in.object.gpu && in.capacity > p.board.landing_bytes(p.board.my_node_rank())) return false;
+  in.offer.planned = MessageId{name, sender, tag, *index};
+  in.offer.sender = sender;
+  return true;
+}
+
+void publish(Incoming& in) {
+  if (!in.offer.planned) return;
+  Protocol& p = protocol();
   Terms terms;
-  terms.message = MessageId{name, sender, tag, *index};
+  terms.message = *std::exchange(in.offer.planned, std::nullopt);
   terms.capacity = in.capacity;
   terms.unit = in.object.plan->bounds.size;
   const int me = p.board.my_node_rank();
@@ -438,9 +462,10 @@ void offer(Incoming& in, int source, int tag) {
   }
   made.slot = p.board.slots(me).open(terms);
   if (made.slot < 0) return;  // every slot in use: this receive goes without
-  p.board.count_offer(peer_node_rank(sender), stream_hash(name, tag));
+  p.board.count_offer(peer_node_rank(in.offer.sender),
+                      stream_hash(terms.message.comm, terms.message.tag));
   if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
-  made.sender = sender;
+  made.sender = in.offer.sender;
   in.offer = std::move(made);
   counters().offers_made++;
 }
@@ -499,8 +524,11 @@ Watch& Watch::operator=(Watch&& other) noexcept {
 
 Watch::~Watch() { drop(*this); }
 
-// An offer dropped before its receive completed (the MPI refused the receive): withdrawn.
+// An offer dropped before its receive completed: one that was only planned (the MPI refused
+// the receive) was never seen by a sender; a published one, dropped only should Strider fail
+// past posting, is withdrawn.
 void withdraw(Offer& offer) {
+  offer.planned.reset();
   if (offer.slot >= 0 && protocol().on) my_slots().settle(offer.slot);
   offer.slot = -1;
 }
@@ -509,6 +537,7 @@ Offer& Offer::operator=(Offer&& other) noexcept {
   if (this != &other) {
     withdraw(*this);
     slot = std::exchange(other.slot, -1);
+    planned = std::exchange(other.planned, std::nullopt);
     landing = other.landing;
     sender = other.sender;
     wire = std::move(other.wire);

@@ -57,9 +57,12 @@ void matched_probe(MPI_Comm comm, const MPI_Status& status);
 // A persistent receive on the communicator: no offer is made there again.
 void persistent_receive(MPI_Comm comm);
 
-// Counts a receive Strider finishes and, where certain, makes its offer (into `in`). Call after
-// prepare_incoming and before the MPI's receive is posted.
-void offer(Incoming& in, int source, int tag);
+// Counts a receive Strider finishes and, where certain, plans its offer (into `in`): true when
+// one is planned. Call after prepare_incoming and before the MPI's receive is posted.
+bool plan_offer(Incoming& in, int source, int tag);
+// Publishes the planned offer. Call only once the MPI has accepted the receive: a notice then
+// always meets that receive, never one posted after a receive the MPI refused.
+void publish(Incoming& in);
 // When the receive completed: if the data came by the offer, unpacks it from the landing buffer,
 // sets the status's count and returns true with `rc`; false for the usual path. Settles the
 // offer either way.

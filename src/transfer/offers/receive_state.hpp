@@ -1,11 +1,12 @@
 // What a receive carries for the offer protocol (docs/same-node-p2p.md): its ticket in the
 // receive ledger (every receive on a communicator with offers is counted, whoever finishes it)
 // and, for a receive Strider finishes, the offer it made. Both close themselves if dropped
-// before the receive completed (a receive the MPI refused to post).
+// before the receive completed (a receive the MPI refused to post: its offer was only planned).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "transfer/offers/board.hpp"
@@ -28,6 +29,8 @@ struct Watch {
 
 struct Offer {
   int slot = -1;  // -1: no offer
+  // The message it will be for, from the count until it is published (protocol.hpp publish).
+  std::optional<MessageId> planned;
   Landing landing = Landing::Board;
   int sender = -1;             // world rank
   WireBuffer wire;             // the device landing buffer
@@ -35,6 +38,7 @@ struct Offer {
   Offer() = default;
   Offer(Offer&& other) noexcept
       : slot(std::exchange(other.slot, -1)),
+        planned(std::exchange(other.planned, std::nullopt)),
         landing(other.landing),
         sender(other.sender),
         wire(std::move(other.wire)),
