@@ -7,6 +7,7 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "runtime/log.hpp"
+#include "transfer/object.hpp"
 
 namespace strider::transfer {
 namespace {
@@ -19,15 +20,11 @@ struct HostSpan {
 };
 
 // False if the span does not fit in host memory.
-bool span_of(const decode::Bounds& b, int count, HostSpan& span) {
-  std::int64_t lo = b.true_lb, hi = b.true_lb + b.true_extent;
-  for (int e : {0, count - 1}) {
-    lo = std::min(lo, b.true_lb + e * b.extent);
-    hi = std::max(hi, b.true_lb + b.true_extent + e * b.extent);
-  }
-  span.lo = lo;
+bool host_span(const decode::Bounds& b, int count, HostSpan& span) {
+  const ByteRange range = span_of(b, count);
+  span.lo = range.lo;
   try {
-    span.bytes.resize(static_cast<std::size_t>(hi - lo));
+    span.bytes.resize(static_cast<std::size_t>(range.hi - range.lo));
   } catch (const std::bad_alloc&) {
     return false;
   }
@@ -51,7 +48,7 @@ int staged_pack(PackFn next, const decode::Bounds& bounds, const runtime::Buffer
                 int outsize, int* position, MPI_Comm comm) {
   HostSpan span;
   // Never the MPI with device pointers: without a host copy of the span, report.
-  if (!span_of(bounds, count, span)) return report_error(comm, "staged pack", "no host span");
+  if (!host_span(bounds, count, span)) return report_error(comm, "staged pack", "no host span");
   std::string error;
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
     return cuda_failure(comm, error);
@@ -77,7 +74,7 @@ int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* 
                   runtime::MemoryKind packed_kind, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm) {
   HostSpan span;
-  if (!span_of(bounds, count, span)) return report_error(comm, "staged unpack", "no host span");
+  if (!host_span(bounds, count, span)) return report_error(comm, "staged unpack", "no host span");
   std::string error;
   // The span's current bytes, so the gaps between typemap bytes come back unchanged.
   if (!engine::cuda::copy(span.bytes.data(), user.host + span.lo, span.bytes.size(), error)) {
