@@ -59,6 +59,7 @@ typedef struct strider_stats {
                                communicator and direction) */
   uint64_t offers_streams_forgotten; /* streams forgotten to stay within that bound so far (one
                                         used again takes no more offers) */
+  uint64_t reductions_on_gpu;        /* of collectives_same_node, reductions computed on the GPUs */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -67,6 +67,7 @@ void collect_stats(strider_stats* out) {
   const transfer::offers::StreamTally streams = transfer::offers::stream_tally();
   out->offers_streams = streams.held;
   out->offers_streams_forgotten = streams.forgotten;
+  out->reductions_on_gpu = c.reductions_on_gpu.load();
 }
 
 }  // namespace

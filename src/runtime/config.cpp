@@ -125,6 +125,7 @@ Config parse_config(const Getenv& getenv) {
   parse_choice(getenv, "STRIDER_MANAGED", kManaged, c.managed, c.problems);
   parse_bytes(getenv, "STRIDER_POOL_BYTES", c.pool_bytes, c.problems);
   parse_choice(getenv, "STRIDER_WIRE_BOUND", kTristate, c.wire_bound, c.problems);
+  parse_choice(getenv, "STRIDER_GPU_REDUCE", kTristate, c.gpu_reductions, c.problems);
   parse_choice(getenv, "STRIDER_SAME_NODE", kBool, c.same_node, c.problems);
   parse_choice(getenv, "STRIDER_SAME_NODE_DIRECT", kBool, c.same_node_direct, c.problems);
   if (const char* raw = getenv("STRIDER_DIRECT_MIN_BLOCK"); raw != nullptr && *raw != '\0') {

@@ -41,6 +41,9 @@ struct Config {
   Tristate wire_bound = Tristate::Unset;          // STRIDER_WIRE_BOUND (unset: all MPIs but MPICH)
   bool same_node = true;                          // STRIDER_SAME_NODE: GPU to GPU on one node
   bool same_node_direct = true;  // STRIDER_SAME_NODE_DIRECT: collectives read in place
+  // STRIDER_GPU_REDUCE: same-node reductions computed on the GPUs: always (Yes), never (No), or
+  // where transfer's ReducePolicy expects it faster (unset).
+  Tristate gpu_reductions = Tristate::Unset;
   // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
   // two GPUs; unset: transfer::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;

@@ -40,6 +40,7 @@ struct Counters {
   std::atomic<std::uint64_t> offers_taken{0};
   std::atomic<std::uint64_t> offers_used{0};
   std::atomic<std::uint64_t> offers_in_place{0};
+  std::atomic<std::uint64_t> reductions_on_gpu{0};
 };
 
 Counters& counters();

@@ -8,6 +8,7 @@
 #include "transfer/collective/call.hpp"
 #include "transfer/collective/collectives.hpp"
 #include "transfer/collective/roles.hpp"
+#include "transfer/collective/same_node_reduce.hpp"
 #include "transfer/collective/specs.hpp"
 #include "transfer/next.hpp"
 #include "transfer/staged.hpp"
@@ -71,6 +72,18 @@ int bad_count(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what) {
   return error;
 }
 
+// A blocking call whose ranks all run on one node is first offered to the GPUs
+// (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
+// receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
+bool on_gpus(MPI_Comm comm, const MPI_Request* request, const void* sbuf, void* rbuf,
+             ReductionShape shape, int& rc) {
+  if (request) return false;
+  shape.input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+  shape.output = rbuf;
+  shape.aliased = sbuf == rbuf;
+  return same_node_reduction(comm, shape, rc);
+}
+
 }  // namespace
 
 int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
@@ -85,6 +98,14 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   if (count < 0) return bad_count(comm, type, op, "MPI_Reduce");
   const Role role = role_of(g, root);
   if (role == Role::Idle) return forward();
+  const bool root_here = role == Role::Root;
+  int rc = MPI_SUCCESS;
+  if (!g.inter &&
+      on_gpus(comm, request, root_here || sbuf != MPI_IN_PLACE ? sbuf : nullptr,
+              root_here ? rbuf : nullptr,
+              {type, op, nullptr, count, nullptr, root_here ? count : 0, 0, g.size}, rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   const int send_count = g.inter && role == Role::Root ? -1 : count;
@@ -108,6 +129,11 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   Group g;
   if (strider_off() || !group_of(comm, g)) return forward();
   if (count < 0) return bad_count(comm, type, op, "MPI_Allreduce");
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size},
+              rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
@@ -133,6 +159,13 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
+  int rc = MPI_SUCCESS;
+  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+                          {type, op, nullptr, static_cast<int>(total), nullptr, rcounts[g.rank],
+                           std::accumulate(rcounts, rcounts + g.rank, 0), g.size},
+                          rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, static_cast<int>(total),
@@ -165,6 +198,13 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   const long long total = static_cast<long long>(rcount) * size;
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
+  int rc = MPI_SUCCESS;
+  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+                          {type, op, nullptr, static_cast<int>(total), nullptr, rcount,
+                           rcount * g.rank, g.size},
+                          rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, static_cast<int>(total), in_place ? static_cast<int>(total) : rcount,
@@ -192,6 +232,11 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
   if (strider_off() || !group_of(comm, g)) return forward();
   if (count < 0) return bad_count(comm, type, op, "MPI_Scan");
   if (g.inter) return forward();
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.rank + 1},
+              rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
@@ -213,6 +258,11 @@ int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   if (strider_off() || !group_of(comm, g)) return forward();
   if (count < 0) return bad_count(comm, type, op, "MPI_Exscan");
   if (g.inter) return forward();
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf,
+              {type, op, nullptr, count, nullptr, g.rank > 0 ? count : 0, 0, g.rank}, rc)) {
+    return rc;
+  }
   auto call = std::make_unique<Call>(comm);
   Buffers b{sbuf, rbuf};
   // Rank 0's receive buffer is undefined after the call: loaded, so it comes back unchanged.

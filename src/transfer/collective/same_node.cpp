@@ -11,6 +11,7 @@
 #include "runtime/log.hpp"
 #include "runtime/node_comm.hpp"
 #include "transfer/collective/batch.hpp"
+#include "transfer/collective/peer_mappings.hpp"
 #include "transfer/direct_object.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
@@ -25,14 +26,8 @@ namespace {
 std::mutex g_keyval_mutex;
 int g_keyval = MPI_KEYVAL_INVALID;
 
-// Whether the communicator's ranks all run on this node with a GPU, and all on one GPU.
-struct Verdict {
-  bool same_node = false;
-  bool one_gpu = false;
-};
-
 int delete_verdict(MPI_Comm, int, void* value, void*) {
-  delete static_cast<Verdict*>(value);
+  delete static_cast<SameNodeVerdict*>(value);
   return MPI_SUCCESS;
 }
 
@@ -46,14 +41,15 @@ int keyval() {
   return g_keyval;
 }
 
-// Collective on the first call for `comm`. A duplicate asks again (the null copy function).
-Verdict same_node_comm(MPI_Comm comm, int size) {
+}  // namespace
+
+SameNodeVerdict same_node_verdict(MPI_Comm comm, int size) {
   const int key = keyval();
   if (key == MPI_KEYVAL_INVALID) return {};  // every rank alike: the MPI refused a key
   void* value = nullptr;
   int found = 0;
   if (PMPI_Comm_get_attr(comm, key, &value, &found) == MPI_SUCCESS && found) {
-    return *static_cast<Verdict*>(value);
+    return *static_cast<SameNodeVerdict*>(value);
   }
   const bool gpu = runtime::config().same_node && engine::cuda::device_count() > 0;
   // MIN over {same node, GPU fingerprint, its complement}: all on one node, and the smallest
@@ -70,12 +66,14 @@ Verdict same_node_comm(MPI_Comm comm, int size) {
   if (node != MPI_COMM_NULL) PMPI_Comm_free(&node);
   std::uint64_t all[3] = {0, 0, 0};
   if (PMPI_Allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS) all[0] = 0;
-  Verdict verdict;
+  SameNodeVerdict verdict;
   verdict.same_node = all[0] != 0;
   verdict.one_gpu = verdict.same_node && all[1] != 0 && all[1] == ~all[2];
-  PMPI_Comm_set_attr(comm, key, new Verdict(verdict));
+  PMPI_Comm_set_attr(comm, key, new SameNodeVerdict(verdict));
   return verdict;
 }
+
+namespace {
 
 // ---- step 2: the record of each piece --------------------------------------------------------
 
@@ -145,32 +143,6 @@ bool read_in_place(const Piece& piece, bool one_gpu, CallExports& exports, Direc
   return describe_in_place(piece.object, exports, layout, bases, why);
 }
 
-// Unpins the mappings a call read, once no kernel reads them any more.
-struct Pinned {
-  std::vector<const std::byte*> mapped;
-  ~Pinned() {
-    for (const std::byte* m : mapped) unpin_wire(m);
-  }
-};
-
-// The peers' allocations a call maps, each pinned once per call however many pieces lie in it.
-struct Imported {
-  std::vector<std::pair<WireHandle, std::byte*>> mapped;
-
-  std::byte* map(const WireHandle& handle, std::int64_t bytes, int device, Pinned& pinned,
-                 std::string& why) {
-    for (const auto& [h, base] : mapped) {
-      if (h.bytes == handle.bytes) return base;
-    }
-    std::byte* base = import_wire(handle, static_cast<std::size_t>(bytes), device, why);
-    if (base) {
-      pinned.mapped.push_back(base);
-      mapped.emplace_back(handle, base);
-    }
-    return base;
-  }
-};
-
 // The device every GPU piece of the call lives on; -1 when they are not all on one GPU, in
 // memory the batch kernel takes.
 int call_device(const Side& source, const Side& recv) {
@@ -200,7 +172,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       PMPI_Comm_rank(comm, &me) != MPI_SUCCESS) {
     return false;
   }
-  const Verdict verdict = same_node_comm(comm, size);
+  const SameNodeVerdict verdict = same_node_verdict(comm, size);
   if (!verdict.same_node) return false;
   const int first = shape.source_first, last = first + shape.send_records;
   const auto private_own = [&](int k) { return shape.own_send_private && k == shape.own_send; };
@@ -280,8 +252,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
   std::vector<engine::cuda::BatchSide> sources(in.size());
   // The mapped forms of the pieces read in place (sources point into them).
   std::vector<std::shared_ptr<const MappedForm>> forms(in.size());
-  Pinned pinned;
-  Imported imported;
+  PeerMappings imported;
   int ready = exchanged && taking_part;
   for (int j = 0; j < shape.recv_records && ready; ++j) {
     const Record& r = in[j];
@@ -308,7 +279,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       } else {
         for (std::int64_t a = 0; a < r.layout.allocations && ready; ++a) {
           const SharedAllocation& shared = r.layout.allocation[a];
-          bases[a] = imported.map(shared.handle, shared.bytes, device, pinned, why);
+          bases[a] = imported.map(shared.handle, shared.bytes, device, why);
           if (!bases[a]) ready = 0;
         }
         if (!ready) break;
@@ -318,7 +289,7 @@ bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call,
       continue;
     }
     std::byte* base = wire.data();
-    if (r.sender != me) base = imported.map(r.wire, r.wire_bytes, device, pinned, why);
+    if (r.sender != me) base = imported.map(r.wire, r.wire_bytes, device, why);
     if (!base) {
       ready = 0;
       break;

@@ -58,6 +58,15 @@ struct SameNodeShape {
   bool own_send_private = false;
 };
 
+// Whether the ranks of `comm` (an intracommunicator of `size` ranks) all run on this node with a
+// GPU (step 1), and all on one GPU. Collective on the first call for `comm`, then cached on it; a
+// duplicate asks again.
+struct SameNodeVerdict {
+  bool same_node = false;
+  bool one_gpu = false;
+};
+SameNodeVerdict same_node_verdict(MPI_Comm comm, int size);
+
 // Every rank of `comm` calls this at every blocking call of the shape, also a rank about to
 // forward (`call` null). True when the call was done here, with its result in `rc`; false when
 // every rank takes its usual path.
