@@ -21,6 +21,19 @@ gpu_build() {
     { tail -40 "$OUT/extras/build-$1.txt"; return 1; }
 }
 
+# gpu_build_before LOG: from .before/ (a `git archive` of the commit to compare with,
+# git-ignored), that tree's libstrider.so alone into $before (build/before-openmpi); a line in
+# LOG says when it was built, or that it was not.
+before=build/before-openmpi
+gpu_build_before() {
+  [[ -d .before ]] || return 0
+  cmake -S .before -B $before -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure-before.txt" 2>&1 &&
+    cmake --build $before -j "$(nproc)" --target strider >"$OUT/extras/build-before.txt" 2>&1 ||
+    echo "== the .before library did not build" | tee -a "$1"
+  echo "== .before built after $((SECONDS - start)) s" | tee -a "$1"
+}
+
 # gpu_tests LOG SECONDS: the GPU tests but the soak test (TEST_TIMEOUT s, default SECONDS) into
 # $OUT/ctest-gpu.txt; exit code, time and summary appended to LOG.
 gpu_tests() {

@@ -20,19 +20,12 @@ source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/correctness-$PHASE.txt
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
 gpus=$(nvidia-smi --query-gpu=name --format=csv,noheader | wc -l)
-before=build/before-openmpi
 lib=$PWD/$build/src/libstrider.so
 
 if [[ $PHASE == tests ]]; then
   gpu_build correctness || exit 1
   echo "== built in $((SECONDS - start)) s" | tee -a "$log"
-  if [[ -d .before ]]; then
-    cmake -S .before -B $before -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
-      -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure-before.txt" 2>&1 &&
-      cmake --build $before -j "$(nproc)" --target strider >"$OUT/extras/build-before.txt" 2>&1 ||
-      echo "== the .before library did not build" | tee -a "$log"
-    echo "== .before built after $((SECONDS - start)) s" | tee -a "$log"
-  fi
+  gpu_build_before "$log"
   gpu_tests "$log" 420
   tar czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
   exit 0

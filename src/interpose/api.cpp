@@ -5,18 +5,18 @@
 #include <cstring>
 
 #include "interpose/export.hpp"
+#include "ipc/wire_buffers.hpp"
+#include "offers/stream_table.hpp"
 #include "runtime/config.hpp"
 #include "strider/strider.h"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/method.hpp"
 #include "transfer/next.hpp"
-#include "transfer/offers/stream_table.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
-#include "transfer/wire_buffers.hpp"
 
 using namespace strider;
 
@@ -51,7 +51,7 @@ void collect_stats(strider_stats* out) {
   out->transfers_staged = c.transfers_staged.load();
   out->transfers_host = c.transfers_host.load();
   out->requests_pending = transfer::requests().size();
-  const transfer::PoolStats pools = transfer::pool_stats();
+  const ipc::PoolStats pools = ipc::pool_stats();
   out->pool_host_bytes = pools.pinned_bytes;
   out->pool_device_bytes = pools.device_bytes;
   out->pool_allocations = pools.allocations;
@@ -64,7 +64,7 @@ void collect_stats(strider_stats* out) {
   out->offers_made = c.offers_made.load();
   out->offers_taken = c.offers_taken.load();
   out->offers_used = c.offers_used.load();
-  const transfer::offers::StreamTally streams = transfer::offers::stream_tally();
+  const offers::StreamTally streams = offers::stream_tally();
   out->offers_streams = streams.held;
   out->offers_streams_forgotten = streams.forgotten;
   out->reductions_on_gpu = c.reductions_on_gpu.load();

@@ -1,10 +1,10 @@
 // MPI_Alltoall, Alltoallv, Alltoallw and their nonblocking forms. GPU buffers (and host ones with
-// STRIDER_COLL_HOST=pack) go through Strider's collective path (transfer/collective/); the rest
+// STRIDER_COLL_HOST=pack) go through Strider's collective path (collective/); the rest
 // goes to the MPI unchanged.
 #include <mpi.h>
 
+#include "calls/collectives.hpp"
 #include "interpose/export.hpp"
-#include "transfer/collective/collectives.hpp"
 #include "transfer/requests.hpp"
 
 using namespace strider::transfer;
@@ -12,22 +12,22 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                  MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
                                  MPI_Datatype stype, void* rbuf, const int rcounts[],
                                  const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-                               nullptr);
+  return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                   comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const int sdispls[],
@@ -35,16 +35,16 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
                                   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm,
-                               request);
+  return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
+                                   comm, request);
 }
 
 STRIDER_EXPORT int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-                               nullptr);
+  return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                   comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ialltoallw(const void* sbuf, const int scounts[], const int sdispls[],
@@ -52,6 +52,6 @@ STRIDER_EXPORT int MPI_Ialltoallw(const void* sbuf, const int scounts[], const i
                                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                                   MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm,
-                               request);
+  return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                                   comm, request);
 }

@@ -1,10 +1,10 @@
 // MPI_Allgather(v), Gather(v), Scatter(v), Bcast and their nonblocking forms. GPU buffers (and host
-// ones with STRIDER_COLL_HOST=pack) go through Strider's collective path (transfer/collective/);
+// ones with STRIDER_COLL_HOST=pack) go through Strider's collective path (collective/);
 // the rest goes to the MPI unchanged.
 #include <mpi.h>
 
+#include "calls/collectives.hpp"
 #include "interpose/export.hpp"
-#include "transfer/collective/collectives.hpp"
 #include "transfer/requests.hpp"
 
 using namespace strider::transfer;
@@ -12,95 +12,97 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return strider::calls::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  return strider::calls::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                   const int rcounts[], const int displs[], MPI_Datatype rtype,
                                   MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, nullptr);
+  return strider::calls::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+                                    nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                    const int rcounts[], const int displs[], MPI_Datatype rtype,
                                    MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm, request);
+  return strider::calls::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
+                                    request);
 }
 
 STRIDER_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                               int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
+  return strider::calls::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+  return strider::calls::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                const int rcounts[], const int displs[], MPI_Datatype rtype,
                                int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
-                             nullptr);
+  return strider::calls::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+                                 nullptr);
 }
 
 STRIDER_EXPORT int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 const int rcounts[], const int displs[], MPI_Datatype rtype,
                                 int root, MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
-                             request);
+  return strider::calls::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
+                                 request);
 }
 
 STRIDER_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
+  return strider::calls::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                 MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
+  return strider::calls::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[],
                                 MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                 int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
-                              nullptr);
+  return strider::calls::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                                  nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[],
                                  MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                  int root, MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
-                              request);
+  return strider::calls::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
+                                  request);
 }
 
 STRIDER_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::bcast(buf, count, type, root, comm, nullptr);
+  return strider::calls::bcast(buf, count, type, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                               MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::bcast(buf, count, type, root, comm, request);
+  return strider::calls::bcast(buf, count, type, root, comm, request);
 }

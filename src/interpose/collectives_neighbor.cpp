@@ -1,10 +1,10 @@
 // MPI_Neighbor_allgather(v) and Neighbor_alltoall(v,w) and their nonblocking forms. GPU buffers
 // (and host ones with STRIDER_COLL_HOST=pack) go through Strider's collective path
-// (transfer/collective/); the rest goes to the MPI unchanged.
+// (collective/); the rest goes to the MPI unchanged.
 #include <mpi.h>
 
+#include "calls/collectives.hpp"
 #include "interpose/export.hpp"
-#include "transfer/collective/collectives.hpp"
 #include "transfer/requests.hpp"
 
 using namespace strider::transfer;
@@ -13,22 +13,24 @@ STRIDER_EXPORT int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Data
                                           void* rbuf, int rcount, MPI_Datatype rtype,
                                           MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return strider::calls::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                            nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype,
                                            void* rbuf, int rcount, MPI_Datatype rtype,
                                            MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  return strider::calls::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
+                                            request);
 }
 
 STRIDER_EXPORT int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype,
                                            void* rbuf, const int rcounts[], const int displs[],
                                            MPI_Datatype rtype, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-                                         nullptr);
+  return strider::calls::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                             comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype,
@@ -36,22 +38,22 @@ STRIDER_EXPORT int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Da
                                             MPI_Datatype rtype, MPI_Comm comm,
                                             MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
-                                         request);
+  return strider::calls::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
+                                             comm, request);
 }
 
 STRIDER_EXPORT int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype,
                                          void* rbuf, int rcount, MPI_Datatype rtype,
                                          MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
+  return strider::calls::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype,
                                           void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                           MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
+  return strider::calls::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[],
@@ -59,8 +61,8 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[],
                                           const int rcounts[], const int rdispls[],
                                           MPI_Datatype rtype, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-                                        rtype, comm, nullptr);
+  return strider::calls::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                            rtype, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[],
@@ -69,8 +71,8 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[]
                                            MPI_Datatype rtype, MPI_Comm comm,
                                            MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
-                                        rtype, comm, request);
+  return strider::calls::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
+                                            rtype, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[],
@@ -78,8 +80,8 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[],
                                           void* rbuf, const int rcounts[], const MPI_Aint rdispls[],
                                           const MPI_Datatype rtypes[], MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                                        rtypes, comm, nullptr);
+  return strider::calls::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                            rtypes, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[],
@@ -88,6 +90,6 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[]
                                            const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
                                            MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
-                                        rtypes, comm, request);
+  return strider::calls::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
+                                            rtypes, comm, request);
 }

@@ -1,19 +1,19 @@
 // MPI-4's persistent collectives (MPI_<collective>_init), for MPIs that have them (MPICH 4;
-// Open MPI 4.1 is MPI-3.1). Not served (transfer/persistent.hpp): on GPU memory and an MPI that
+// Open MPI 4.1 is MPI-3.1). Not served (calls/persistent.hpp): on GPU memory and an MPI that
 // is not CUDA-aware they are refused with MPI_ERR_BUFFER; otherwise they go to the MPI.
 #include <mpi.h>
 
+#include "calls/persistent.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
-#include "transfer/persistent.hpp"
 
 using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Allgather_init", "MPI_Iallgather");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Allgather_init", "MPI_Iallgather");
   }
   return STRIDER_NEXT(MPI_Allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                           recvtype, comm, info, request);
@@ -23,8 +23,8 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
                                        void* recvbuf, const int recvcounts[], const int displs[],
                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                        MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Allgatherv_init", "MPI_Iallgatherv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Allgatherv_init", "MPI_Iallgatherv");
   }
   return STRIDER_NEXT(MPI_Allgatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                            displs, recvtype, comm, info, request);
@@ -33,8 +33,8 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
 STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Allreduce_init", "MPI_Iallreduce");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Allreduce_init", "MPI_Iallreduce");
   }
   return STRIDER_NEXT(MPI_Allreduce_init)(sendbuf, recvbuf, count, datatype, op, comm, info,
                                           request);
@@ -43,8 +43,8 @@ STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int co
 STRIDER_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                      void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Alltoall_init", "MPI_Ialltoall");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Alltoall_init", "MPI_Ialltoall");
   }
   return STRIDER_NEXT(MPI_Alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                          comm, info, request);
@@ -55,8 +55,8 @@ STRIDER_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[
                                       const int recvcounts[], const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Alltoallv_init", "MPI_Ialltoallv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Alltoallv_init", "MPI_Ialltoallv");
   }
   return STRIDER_NEXT(MPI_Alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                           recvcounts, rdispls, recvtype, comm, info, request);
@@ -67,8 +67,8 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
                                       void* recvbuf, const int recvcounts[], const int rdispls[],
                                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Alltoallw_init", "MPI_Ialltoallw");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Alltoallw_init", "MPI_Ialltoallw");
   }
   return STRIDER_NEXT(MPI_Alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                           recvcounts, rdispls, recvtypes, comm, info, request);
@@ -76,8 +76,8 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
 
 STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({buffer}, true)) {
-    return persistent_refused(comm, "MPI_Bcast_init", "MPI_Ibcast");
+  if (strider::calls::refuse_persistent({buffer}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Bcast_init", "MPI_Ibcast");
   }
   return STRIDER_NEXT(MPI_Bcast_init)(buffer, count, datatype, root, comm, info, request);
 }
@@ -85,8 +85,8 @@ STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype
 STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Exscan_init", "MPI_Iexscan");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Exscan_init", "MPI_Iexscan");
   }
   return STRIDER_NEXT(MPI_Exscan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -94,8 +94,8 @@ STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Gather_init", "MPI_Igather");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Gather_init", "MPI_Igather");
   }
   return STRIDER_NEXT(MPI_Gather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                        root, comm, info, request);
@@ -105,8 +105,8 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Gatherv_init", "MPI_Igatherv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Gatherv_init", "MPI_Igatherv");
   }
   return STRIDER_NEXT(MPI_Gatherv_init)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
                                         recvtype, root, comm, info, request);
@@ -115,8 +115,8 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
 STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Reduce_init", "MPI_Ireduce");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Reduce_init", "MPI_Ireduce");
   }
   return STRIDER_NEXT(MPI_Reduce_init)(sendbuf, recvbuf, count, datatype, op, root, comm, info,
                                        request);
@@ -125,8 +125,9 @@ STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
                                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Reduce_scatter_init", "MPI_Ireduce_scatter");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Reduce_scatter_init",
+                                              "MPI_Ireduce_scatter");
   }
   return STRIDER_NEXT(MPI_Reduce_scatter_init)(sendbuf, recvbuf, recvcounts, datatype, op, comm,
                                                info, request);
@@ -135,8 +136,9 @@ STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
 STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                                  MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Reduce_scatter_block_init", "MPI_Ireduce_scatter_block");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Reduce_scatter_block_init",
+                                              "MPI_Ireduce_scatter_block");
   }
   return STRIDER_NEXT(MPI_Reduce_scatter_block_init)(sendbuf, recvbuf, recvcount, datatype, op,
                                                      comm, info, request);
@@ -145,8 +147,8 @@ STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recv
 STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Scan_init", "MPI_Iscan");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Scan_init", "MPI_Iscan");
   }
   return STRIDER_NEXT(MPI_Scan_init)(sendbuf, recvbuf, count, datatype, op, comm, info, request);
 }
@@ -154,8 +156,8 @@ STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
 STRIDER_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Scatter_init", "MPI_Iscatter");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Scatter_init", "MPI_Iscatter");
   }
   return STRIDER_NEXT(MPI_Scatter_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
                                         root, comm, info, request);
@@ -165,8 +167,8 @@ STRIDER_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[]
                                      const int displs[], MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                                      MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Scatterv_init", "MPI_Iscatterv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Scatterv_init", "MPI_Iscatterv");
   }
   return STRIDER_NEXT(MPI_Scatterv_init)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
                                          recvtype, root, comm, info, request);
@@ -176,8 +178,9 @@ STRIDER_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcoun
                                                MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Neighbor_allgather_init", "MPI_Ineighbor_allgather");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Neighbor_allgather_init",
+                                              "MPI_Ineighbor_allgather");
   }
   return STRIDER_NEXT(MPI_Neighbor_allgather_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                    recvtype, comm, info, request);
@@ -188,8 +191,9 @@ STRIDER_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcou
                                                 const int recvcounts[], const int displs[],
                                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Neighbor_allgatherv_init", "MPI_Ineighbor_allgatherv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Neighbor_allgatherv_init",
+                                              "MPI_Ineighbor_allgatherv");
   }
   return STRIDER_NEXT(MPI_Neighbor_allgatherv_init)(
       sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info, request);
@@ -199,8 +203,9 @@ STRIDER_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount
                                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                               MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Neighbor_alltoall_init", "MPI_Ineighbor_alltoall");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoall_init",
+                                              "MPI_Ineighbor_alltoall");
   }
   return STRIDER_NEXT(MPI_Neighbor_alltoall_init)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                   recvtype, comm, info, request);
@@ -211,8 +216,9 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int se
                                                void* recvbuf, const int recvcounts[],
                                                const int rdispls[], MPI_Datatype recvtype,
                                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Neighbor_alltoallv_init", "MPI_Ineighbor_alltoallv");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoallv_init",
+                                              "MPI_Ineighbor_alltoallv");
   }
   return STRIDER_NEXT(MPI_Neighbor_alltoallv_init)(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                                    recvcounts, rdispls, recvtype, comm, info,
@@ -225,8 +231,9 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int se
                                                const int recvcounts[], const MPI_Aint rdispls[],
                                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                                MPI_Info info, MPI_Request* request) {
-  if (refuse_persistent({sendbuf, recvbuf}, true)) {
-    return persistent_refused(comm, "MPI_Neighbor_alltoallw_init", "MPI_Ineighbor_alltoallw");
+  if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
+    return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoallw_init",
+                                              "MPI_Ineighbor_alltoallw");
   }
   return STRIDER_NEXT(MPI_Neighbor_alltoallw_init)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                                    recvcounts, rdispls, recvtypes, comm, info,

@@ -1,10 +1,10 @@
 // MPI_Reduce, Allreduce, Reduce_scatter(_block), Scan, Exscan and their nonblocking forms. GPU
 // buffers (and host ones with STRIDER_COLL_HOST=pack) go through Strider's collective path
-// (transfer/collective/); the rest goes to the MPI unchanged.
+// (collective/); the rest goes to the MPI unchanged.
 #include <mpi.h>
 
+#include "calls/collectives.hpp"
 #include "interpose/export.hpp"
-#include "transfer/collective/collectives.hpp"
 #include "transfer/requests.hpp"
 
 using namespace strider::transfer;
@@ -12,73 +12,73 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                               int root, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::reduce(sbuf, rbuf, count, type, op, root, comm, nullptr);
+  return strider::calls::reduce(sbuf, rbuf, count, type, op, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::reduce(sbuf, rbuf, count, type, op, root, comm, request);
+  return strider::calls::reduce(sbuf, rbuf, count, type, op, root, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                  MPI_Op op, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::allreduce(sbuf, rbuf, count, type, op, comm, nullptr);
+  return strider::calls::allreduce(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::allreduce(sbuf, rbuf, count, type, op, comm, request);
+  return strider::calls::allreduce(sbuf, rbuf, count, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[],
                                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, nullptr);
+  return strider::calls::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[],
                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                        MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, request);
+  return strider::calls::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                             MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, nullptr);
+  return strider::calls::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                              MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                              MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
+  return strider::calls::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                             MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::scan(sbuf, rbuf, count, type, op, comm, nullptr);
+  return strider::calls::scan(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::scan(sbuf, rbuf, count, type, op, comm, request);
+  return strider::calls::scan(sbuf, rbuf, count, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                               MPI_Comm comm) {
   ProgressOrphans progress;
-  return collective::exscan(sbuf, rbuf, count, type, op, comm, nullptr);
+  return strider::calls::exscan(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   ProgressOrphans progress;
-  return collective::exscan(sbuf, rbuf, count, type, op, comm, request);
+  return strider::calls::exscan(sbuf, rbuf, count, type, op, comm, request);
 }

@@ -1,19 +1,19 @@
 // The calls that make an intracommunicator from every member at once: each new communicator is
 // named for the same-node offers right after the MPI made it (one MPI_Allreduce over it,
-// transfer/offers/comm_ledgers.hpp), so that point-to-point on it can use them. Communicators
+// offers/comm_ledgers.hpp), so that point-to-point on it can use them. Communicators
 // made otherwise (MPI_Comm_idup, intercommunicators, MPI-4's from-group calls) or reaching into
 // another MPI_COMM_WORLD stay unnamed: their messages go the usual way.
 #include <mpi.h>
 
 #include "interpose/export.hpp"
+#include "offers/protocol.hpp"
 #include "transfer/next.hpp"
-#include "transfer/offers/protocol.hpp"
 
 namespace {
 
 // The MPI's result, unchanged.
 int named(int rc, const MPI_Comm* made) {
-  if (rc == MPI_SUCCESS && made != nullptr) strider::transfer::offers::comm_made(*made);
+  if (rc == MPI_SUCCESS && made != nullptr) strider::offers::comm_made(*made);
   return rc;
 }
 

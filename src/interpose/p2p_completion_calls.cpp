@@ -1,13 +1,13 @@
 // Completion: MPI_Wait/Test and their -all/-any/-some forms, MPI_Request_get_status,
-// MPI_Request_free. The MPI completes the requests; transfer/completion.hpp finishes the
+// MPI_Request_free. The MPI completes the requests; calls/completion.hpp finishes the
 // operations Strider tracks under them. With nothing tracked the calls cost an atomic load or
 // two more than the MPI's.
 #include <mpi.h>
 
+#include "calls/completion.hpp"
 #include "interpose/export.hpp"
-#include "transfer/completion.hpp"
+#include "offers/protocol.hpp"
 #include "transfer/next.hpp"
-#include "transfer/offers/protocol.hpp"
 
 using namespace strider::transfer;
 
@@ -15,31 +15,31 @@ STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Wait);
   ProgressOrphans progress;
   if (request == nullptr) return next(request, status);
-  Claimed claimed(1, request);
+  strider::calls::Claimed claimed(1, request);
   if (!claimed.any()) return next(request, status);
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = next(request, st.use);
   if (*request != MPI_REQUEST_NULL) return rc;  // not completed (an error left it live)
-  return finish_one(claimed, 0, *st.use, rc);
+  return strider::calls::finish_one(claimed, 0, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Test);
   ProgressOrphans progress;
   if (request == nullptr) return next(request, flag, status);
-  Claimed claimed(1, request);
+  strider::calls::Claimed claimed(1, request);
   if (!claimed.any()) return next(request, flag, status);
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = next(request, flag, st.use);
   if (*request != MPI_REQUEST_NULL) return rc;  // not complete, or an error left it live
-  return finish_one(claimed, 0, *st.use, rc);
+  return strider::calls::finish_one(claimed, 0, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status statuses[]) {
   const auto next = STRIDER_NEXT(MPI_Waitall);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, statuses);
-  return all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
+  return strider::calls::all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
     done = true;
     return next(count, requests_, s);
   });
@@ -50,7 +50,7 @@ STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
   const auto next = STRIDER_NEXT(MPI_Testall);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, flag, statuses);
-  return all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
+  return strider::calls::all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
     const int rc = next(count, requests_, flag, s);
     // Without all complete nothing was freed, unless an error reported per request.
     done = *flag || rc == MPI_ERR_IN_STATUS;
@@ -62,16 +62,16 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
   const auto next = STRIDER_NEXT(MPI_Waitany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, status);
-  Claimed claimed(count, requests_);
+  strider::calls::Claimed claimed(count, requests_);
   if (!claimed.any()) return next(count, requests_, index, status);
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = next(count, requests_, index, st.use);
   const int i = *index;
   if (i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
       requests_[i] != MPI_REQUEST_NULL) {
     return rc;
   }
-  return finish_one(claimed, i, *st.use, rc);
+  return strider::calls::finish_one(claimed, i, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, int* flag,
@@ -79,16 +79,16 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
   const auto next = STRIDER_NEXT(MPI_Testany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, flag, status);
-  Claimed claimed(count, requests_);
+  strider::calls::Claimed claimed(count, requests_);
   if (!claimed.any()) return next(count, requests_, index, flag, status);
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = next(count, requests_, index, flag, st.use);
   const int i = *index;
   if (!*flag || i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
       requests_[i] != MPI_REQUEST_NULL) {
     return rc;
   }
-  return finish_one(claimed, i, *st.use, rc);
+  return strider::calls::finish_one(claimed, i, *st.use, rc);
 }
 
 STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
@@ -98,8 +98,9 @@ STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outco
   if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);
   }
-  return some(incount, requests_, outcount, indices, statuses,
-              [&](MPI_Status* s) { return next(incount, requests_, outcount, indices, s); });
+  return strider::calls::some(incount, requests_, outcount, indices, statuses, [&](MPI_Status* s) {
+    return next(incount, requests_, outcount, indices, s);
+  });
 }
 
 STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
@@ -109,16 +110,17 @@ STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outco
   if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);
   }
-  return some(incount, requests_, outcount, indices, statuses,
-              [&](MPI_Status* s) { return next(incount, requests_, outcount, indices, s); });
+  return strider::calls::some(incount, requests_, outcount, indices, statuses, [&](MPI_Status* s) {
+    return next(incount, requests_, outcount, indices, s);
+  });
 }
 
 STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
   const auto next = STRIDER_NEXT(MPI_Request_get_status);
   if (request == MPI_REQUEST_NULL || requests().empty()) return next(request, flag, status);
-  Claimed claimed(1, &request);
+  strider::calls::Claimed claimed(1, &request);
   if (!claimed.any()) return next(request, flag, status);
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = next(request, flag, st.use);
   if (rc != MPI_SUCCESS || !*flag) return rc;
   return claimed.observe_complete(0, *st.use);
@@ -140,7 +142,7 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
 
 // A receive whose same-node offer was taken is not cancelled (it completes normally, as a cancel
 // may); a request Strider does not track may be a send, whose cancel would leave a gap in the
-// numbering the offers rely on (transfer/offers/protocol.hpp).
+// numbering the offers rely on (offers/protocol.hpp).
 STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
   const auto next = STRIDER_NEXT(MPI_Cancel);
   if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
@@ -148,7 +150,7 @@ STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
     case Requests::CancelVerdict::Refuse:
       return MPI_SUCCESS;
     case Requests::CancelVerdict::Untracked:
-      offers::untracked_cancel();
+      strider::offers::untracked_cancel();
       break;
     case Requests::CancelVerdict::Forward:
       break;

@@ -1,36 +1,37 @@
 // The matching probes, MPI_Mprobe and MPI_Improbe: they match a message as a receive does, so
-// the same-node offers' receive ledger counts what they matched (transfer/offers/protocol.hpp).
+// the same-node offers' receive ledger counts what they matched (offers/protocol.hpp).
 // MPI_Probe and MPI_Iprobe match nothing and go to the MPI unseen.
 #include <mpi.h>
 
+#include "calls/completion.hpp"
 #include "interpose/export.hpp"
-#include "transfer/completion.hpp"
+#include "offers/protocol.hpp"
 #include "transfer/next.hpp"
-#include "transfer/offers/protocol.hpp"
 
 using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                               MPI_Status* status) {
-  if (!offers::active(comm)) return STRIDER_NEXT(MPI_Mprobe)(source, tag, comm, message, status);
-  Status st(status);
+  if (!strider::offers::active(comm))
+    return STRIDER_NEXT(MPI_Mprobe)(source, tag, comm, message, status);
+  strider::calls::Status st(status);
   const int rc = STRIDER_NEXT(MPI_Mprobe)(source, tag, comm, message, st.use);
   if (rc == MPI_SUCCESS && message != nullptr && *message != MPI_MESSAGE_NO_PROC) {
-    offers::matched_probe(comm, *st.use);
+    strider::offers::matched_probe(comm, *st.use);
   }
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                                MPI_Status* status) {
-  if (!offers::active(comm)) {
+  if (!strider::offers::active(comm)) {
     return STRIDER_NEXT(MPI_Improbe)(source, tag, comm, flag, message, status);
   }
-  Status st(status);
+  strider::calls::Status st(status);
   const int rc = STRIDER_NEXT(MPI_Improbe)(source, tag, comm, flag, message, st.use);
   if (rc == MPI_SUCCESS && flag != nullptr && *flag && message != nullptr &&
       *message != MPI_MESSAGE_NO_PROC) {
-    offers::matched_probe(comm, *st.use);
+    strider::offers::matched_probe(comm, *st.use);
   }
   return rc;
 }

@@ -4,29 +4,31 @@
 // receive that makes a same-node offer is posted as MPI_Irecv + MPI_Wait (posted_receive.hpp).
 #include <mpi.h>
 
+#include "calls/p2p_calls.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
-#include "transfer/p2p_calls.hpp"
 
 using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, MPI_Status* status) {
-  return recv(STRIDER_NEXT(MPI_Recv), posted_receive(STRIDER_NEXT(MPI_Irecv)), buf, count, type,
-              source, tag, comm, status);
+  return strider::calls::recv(STRIDER_NEXT(MPI_Recv),
+                              strider::calls::posted_receive(STRIDER_NEXT(MPI_Irecv)), buf, count,
+                              type, source, tag, comm, status);
 }
 
 STRIDER_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag,
                              MPI_Comm comm, MPI_Request* request) {
-  return irecv(STRIDER_NEXT(MPI_Irecv), buf, count, type, source, tag, comm, request);
+  return strider::calls::irecv(STRIDER_NEXT(MPI_Irecv), buf, count, type, source, tag, comm,
+                               request);
 }
 
 STRIDER_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
                              MPI_Status* status) {
-  return mrecv(STRIDER_NEXT(MPI_Mrecv), buf, count, type, message, status);
+  return strider::calls::mrecv(STRIDER_NEXT(MPI_Mrecv), buf, count, type, message, status);
 }
 
 STRIDER_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
                               MPI_Request* request) {
-  return imrecv(STRIDER_NEXT(MPI_Imrecv), buf, count, type, message, request);
+  return strider::calls::imrecv(STRIDER_NEXT(MPI_Imrecv), buf, count, type, message, request);
 }

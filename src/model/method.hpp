@@ -1,7 +1,7 @@
 // The transfer method: how a GPU buffer's packed bytes travel in point-to-point. One enum for
 // the configuration (STRIDER_METHOD), the model's tables, the perf file and the C API: its
 // values are strider.h's STRIDER_ONESHOT, STRIDER_STAGED and STRIDER_DEVICE, and index the
-// model's predictions. transfer/methods.hpp has the methods as objects.
+// model's predictions. transfer/method.hpp has how each behaves.
 //   oneshot: the pack kernel writes straight into mapped pinned host memory, and the receiver's
 //            unpack kernel reads straight from it (the perf file's pack target "mapped");
 //   staged:  pack into GPU scratch, one DMA copy to pinned host memory (reverse on receive);

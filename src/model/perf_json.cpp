@@ -4,8 +4,6 @@
 
 namespace strider::model {
 
-bool perf_json_available() { return true; }
-
 namespace {
 
 using nlohmann::json;

@@ -9,9 +9,6 @@
 
 namespace strider::model {
 
-// False in a build without nlohmann-json: no perf file can be read or written there.
-bool perf_json_available();
-
 std::string to_json_text(const PerfData& data);
 
 // Parses and validates; on failure returns false and says why in `error` (malformed JSON,

@@ -4,8 +4,6 @@
 
 namespace strider::model {
 
-bool perf_json_available() { return false; }
-
 std::string to_json_text(const PerfData&) { return {}; }
 
 bool from_json_text(const std::string&, PerfData&, std::string& error) {

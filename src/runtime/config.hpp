@@ -45,7 +45,7 @@ struct Config {
   // where transfer's ReducePolicy expects it faster (unset).
   Tristate gpu_reductions = Tristate::Unset;
   // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
-  // two GPUs; unset: transfer::DirectPolicy's.
+  // two GPUs; unset: ipc::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;
   int test_node_size = 0;  // STRIDER_TEST_NODE_SIZE (tests): virtual nodes of N ranks; 0 off
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)

@@ -35,6 +35,12 @@ struct BufferView {
   PointerInfo info;
 };
 BufferView view_buffer(const void* address, std::int64_t probe);
+// `v` advanced by `bytes` (the memory's classification stays).
+inline BufferView shifted(BufferView v, std::int64_t bytes) {
+  v.host += bytes;
+  if (v.device) v.device += bytes;
+  return v;
+}
 
 const char* to_string(MemoryKind kind);
 

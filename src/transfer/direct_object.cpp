@@ -23,17 +23,17 @@ MappedForms& mapped_forms() {
 // Cuts the object's blocks into segments, each inside one exported allocation.
 class Segmenter {
  public:
-  Segmenter(std::byte* origin, int device, CallExports& exports, DirectLayout& out,
+  Segmenter(std::byte* origin, int device, CallExports& exports, ipc::DirectLayout& out,
             AllocationBases& bases)
       : origin_(origin), device_(device), exports_(exports), out_(out), bases_(bases) {}
 
   bool add(const canon::StridedBlock& sb, std::string& why) {
-    if (out_.segments == static_cast<std::int64_t>(DirectPolicy::kMaxSegments)) {
+    if (out_.segments == static_cast<std::int64_t>(ipc::DirectPolicy::kMaxSegments)) {
       why = "more segments than a record holds";
       return false;
     }
-    const ByteSpan span = touched_bytes(sb, 0, 1);
-    MemoryExport exported;
+    const ipc::ByteSpan span = ipc::touched_bytes(sb, 0, 1);
+    ipc::MemoryExport exported;
     if (!find_export(origin_ + span.lo, exported, why)) return false;
     const std::int64_t from_base = origin_ - exported.base;
     if (from_base + span.hi > static_cast<std::int64_t>(exported.bytes)) {
@@ -42,11 +42,11 @@ class Segmenter {
         return false;
       }
       if (sb.dims.back().count >
-          static_cast<std::int64_t>(DirectPolicy::kMaxSegments) - out_.segments) {
+          static_cast<std::int64_t>(ipc::DirectPolicy::kMaxSegments) - out_.segments) {
         why = "more segments than a record holds";
         return false;
       }
-      for (const canon::StridedBlock& part : split_outermost(sb)) {
+      for (const canon::StridedBlock& part : ipc::split_outermost(sb)) {
         if (!add(part, why)) return false;
       }
       return true;
@@ -58,28 +58,29 @@ class Segmenter {
     }
     canon::StridedBlock placed = sb;
     placed.offset += from_base;
-    out_.segment[out_.segments++] = segment_of(placed, a);
+    out_.segment[out_.segments++] = ipc::segment_of(placed, a);
     return true;
   }
 
  private:
-  bool find_export(const std::byte* first, MemoryExport& out, std::string& why) {
-    for (const MemoryExport& e : exports_) {
+  bool find_export(const std::byte* first, ipc::MemoryExport& out, std::string& why) {
+    for (const ipc::MemoryExport& e : exports_) {
       if (first >= e.base && first < e.base + e.bytes) {
         out = e;
         return true;
       }
     }
-    if (!export_memory(first, device_, out, why)) return false;
+    if (!ipc::export_memory(first, device_, out, why)) return false;
     exports_.push_back(out);
     return true;
   }
 
-  std::int64_t allocation_index(const MemoryExport& exported) {
+  std::int64_t allocation_index(const ipc::MemoryExport& exported) {
     for (std::int64_t a = 0; a < out_.allocations; ++a) {
       if (bases_[a] == exported.base) return a;
     }
-    if (out_.allocations == static_cast<std::int64_t>(DirectPolicy::kMaxAllocations)) return -1;
+    if (out_.allocations == static_cast<std::int64_t>(ipc::DirectPolicy::kMaxAllocations))
+      return -1;
     bases_[out_.allocations] = exported.base;
     out_.allocation[out_.allocations] = {exported.handle,
                                          static_cast<std::int64_t>(exported.bytes)};
@@ -89,26 +90,26 @@ class Segmenter {
   std::byte* origin_;
   int device_;
   CallExports& exports_;
-  DirectLayout& out_;
+  ipc::DirectLayout& out_;
   AllocationBases& bases_;
 };
 
 }  // namespace
 
-bool describe_in_place(const Object& object, CallExports& exports, DirectLayout& out,
+bool describe_in_place(const Object& object, CallExports& exports, ipc::DirectLayout& out,
                        AllocationBases& bases, std::string& why) {
   if (!object.plan || object.bytes() <= 0 || !object.plan->supported || !object.gpu ||
       object.view.device == nullptr || object.view.info.kind != runtime::MemoryKind::Device) {
     why = "not an object in device memory";
     return false;
   }
-  const auto blocks = flatten(object.plan->form, object.plan->bounds.extent, object.count,
-                              DirectPolicy::kMaxSegments);
+  const auto blocks = ipc::flatten(object.plan->form, object.plan->bounds.extent, object.count,
+                                   ipc::DirectPolicy::kMaxSegments);
   if (blocks.empty()) {
     why = "more blocks than a record holds";
     return false;
   }
-  DirectLayout layout;
+  ipc::DirectLayout layout;
   AllocationBases found{};
   Segmenter segmenter(object.view.device, object.view.info.device, exports, layout, found);
   for (const canon::StridedBlock& sb : blocks) {
@@ -123,10 +124,10 @@ bool describe_in_place(const Object& object, CallExports& exports, DirectLayout&
   return true;
 }
 
-std::shared_ptr<const MappedForm> mapped_form_of(const DirectLayout& layout,
+std::shared_ptr<const MappedForm> mapped_form_of(const ipc::DirectLayout& layout,
                                                  const AllocationBases& bases) {
   auto fresh = std::make_shared<MappedForm>();
-  fresh->form = mapped_form(layout, bases.data());
+  fresh->form = ipc::mapped_form(layout, bases.data());
   if (layout.segments == 1) return fresh;  // strided: no tables to keep
   MappedForms& r = mapped_forms();
   std::lock_guard lock(r.mutex);

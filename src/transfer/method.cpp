@@ -18,6 +18,24 @@ std::atomic<int>& requested() {
 
 }  // namespace
 
+const MethodTraits& traits_of(Method method) {
+  static constexpr MethodTraits kOneShot{ipc::WireMemory::Pinned, true};
+  static constexpr MethodTraits kStaged{ipc::WireMemory::Pinned, false};
+  static constexpr MethodTraits kDevice{ipc::WireMemory::Device, true};
+  static constexpr MethodTraits kHost{ipc::WireMemory::Host, true};
+  switch (method) {
+    case Method::OneShot:
+      return kOneShot;
+    case Method::Staged:
+      return kStaged;
+    case Method::Device:
+      return kDevice;
+    case Method::Host:
+      break;
+  }
+  return kHost;
+}
+
 Method choose_method(MethodRequest requested, bool mpi_cuda_aware, Method automatic) {
   const Method m = requested.value_or(automatic);
   return m == Method::Device && !mpi_cuda_aware ? Method::Staged : m;

@@ -1,6 +1,7 @@
 #include "transfer/object.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "engine/cpu/pack.hpp"
@@ -17,13 +18,6 @@ namespace {
 
 bool host_engine_for(const plan::Plan& p, HostPacking host) {
   return host == HostPacking::Strider ? p.supported : host_engine_serves(p);
-}
-
-// Advances a view by `bytes` (the memory's classification stays).
-runtime::BufferView shifted(runtime::BufferView v, std::int64_t bytes) {
-  v.host += bytes;
-  if (v.device) v.device += bytes;
-  return v;
 }
 
 // Whether managed memory at `buffer` moves as host memory (see view_object).
@@ -72,71 +66,108 @@ bool view_object(const void* buffer, int count, MPI_Datatype type, Object& out) 
 
 Object element_range(const Object& object, int first, int count) {
   Object o = object;
-  o.view = shifted(object.view, static_cast<std::int64_t>(first) * object.plan->bounds.extent);
+  o.view =
+      runtime::shifted(object.view, static_cast<std::int64_t>(first) * object.plan->bounds.extent);
   o.count = count;
   return o;
 }
 
-int pack_object(const Object& object, std::byte* packed, const runtime::BufferView& packed_view,
-                HostPacking host, MPI_Comm comm) {
+namespace {
+
+// What differs between packing an object and unpacking it: the direction of each engine's and
+// the MPI's call, and the counters.
+struct PackDirection {
+  static constexpr const char* kGpuWhat = "GPU pack";
+  using Packed = std::byte*;
+  static std::atomic<std::uint64_t>& forwarded() { return counters().packs_forwarded; }
+  static std::atomic<std::uint64_t>& host() { return counters().packs_host; }
+  static std::atomic<std::uint64_t>& staged() { return counters().packs_staged; }
+  static std::atomic<std::uint64_t>& gpu() { return counters().packs_gpu; }
+  static int mpi(const Object& o, Packed packed, int bytes, int* position, MPI_Comm comm) {
+    return STRIDER_NEXT(MPI_Pack)(o.view.host, o.count, o.type, packed, bytes, position, comm);
+  }
+  static void cpu(const plan::Plan& p, const Object& o, Packed packed) {
+    engine::cpu::pack(p.form, p.bounds.extent, o.count, o.view.host, packed);
+  }
+  static engine::cuda::Outcome cuda(const plan::Plan& p, const Object& o,
+                                    const runtime::BufferView& packed_view, std::string& error) {
+    return engine::cuda::pack(p.gpu_layout(), o.count, o.view, packed_view, gpu_policy(), error);
+  }
+  static int staged_path(const plan::Plan& p, const Object& o, Packed packed,
+                         const runtime::BufferView& packed_view, int bytes, int* position,
+                         MPI_Comm comm) {
+    return staged_pack(STRIDER_NEXT(MPI_Pack), p.bounds, o.view, o.count, o.type, packed,
+                       packed_view.info.kind, bytes, position, comm);
+  }
+};
+
+struct UnpackDirection {
+  static constexpr const char* kGpuWhat = "GPU unpack";
+  using Packed = const std::byte*;
+  static std::atomic<std::uint64_t>& forwarded() { return counters().unpacks_forwarded; }
+  static std::atomic<std::uint64_t>& host() { return counters().unpacks_host; }
+  static std::atomic<std::uint64_t>& staged() { return counters().unpacks_staged; }
+  static std::atomic<std::uint64_t>& gpu() { return counters().unpacks_gpu; }
+  static int mpi(const Object& o, Packed packed, int bytes, int* position, MPI_Comm comm) {
+    return STRIDER_NEXT(MPI_Unpack)(packed, bytes, position, o.view.host, o.count, o.type, comm);
+  }
+  static void cpu(const plan::Plan& p, const Object& o, Packed packed) {
+    engine::cpu::unpack(p.form, p.bounds.extent, o.count, packed, o.view.host);
+  }
+  static engine::cuda::Outcome cuda(const plan::Plan& p, const Object& o,
+                                    const runtime::BufferView& packed_view, std::string& error) {
+    return engine::cuda::unpack(p.gpu_layout(), o.count, packed_view, o.view, gpu_policy(), error);
+  }
+  static int staged_path(const plan::Plan& p, const Object& o, Packed packed,
+                         const runtime::BufferView& packed_view, int bytes, int* position,
+                         MPI_Comm comm) {
+    return staged_unpack(STRIDER_NEXT(MPI_Unpack), p.bounds, packed, packed_view.info.kind, bytes,
+                         position, o.view, o.count, o.type, comm);
+  }
+};
+
+// Host objects (with host packed bytes) by the host engine, or the MPI where it lays the type
+// out; anything GPU-resident by the GPU engine, or staged through host memory.
+template <class Direction>
+int move_object(const Object& object, typename Direction::Packed packed,
+                const runtime::BufferView& packed_view, HostPacking host, MPI_Comm comm) {
   const plan::Plan& p = *object.plan;
   const int bytes = static_cast<int>(object.bytes());
   const bool gpu = object.gpu || runtime::gpu_resident(packed_view.info.kind);
   int position = 0;
   if (!gpu) {
     if (!host_engine_for(p, host)) {
-      counters().packs_forwarded++;
-      return STRIDER_NEXT(MPI_Pack)(object.view.host, object.count, object.type, packed, bytes,
-                                    &position, comm);
+      Direction::forwarded()++;
+      return Direction::mpi(object, packed, bytes, &position, comm);
     }
-    engine::cpu::pack(p.form, p.bounds.extent, object.count, object.view.host, packed);
-    counters().packs_host++;
+    Direction::cpu(p, object, packed);
+    Direction::host()++;
     return MPI_SUCCESS;
   }
   std::string error;
-  const auto outcome = gpu_engine_serves(p)
-                           ? engine::cuda::pack(p.gpu_layout(), object.count, object.view,
-                                                packed_view, gpu_policy(), error)
-                           : engine::cuda::Outcome::Fallback;
-  if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU pack", error);
-  if (outcome == engine::cuda::Outcome::Fallback) {
-    counters().packs_staged++;
-    return staged_pack(STRIDER_NEXT(MPI_Pack), p.bounds, object.view, object.count, object.type,
-                       packed, packed_view.info.kind, bytes, &position, comm);
+  const auto outcome = gpu_engine_serves(p) ? Direction::cuda(p, object, packed_view, error)
+                                            : engine::cuda::Outcome::Fallback;
+  if (outcome == engine::cuda::Outcome::Failed) {
+    return report_error(comm, Direction::kGpuWhat, error);
   }
-  counters().packs_gpu++;
+  if (outcome == engine::cuda::Outcome::Fallback) {
+    Direction::staged()++;
+    return Direction::staged_path(p, object, packed, packed_view, bytes, &position, comm);
+  }
+  Direction::gpu()++;
   return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int pack_object(const Object& object, std::byte* packed, const runtime::BufferView& packed_view,
+                HostPacking host, MPI_Comm comm) {
+  return move_object<PackDirection>(object, packed, packed_view, host, comm);
 }
 
 int unpack_object(const Object& object, const std::byte* packed,
                   const runtime::BufferView& packed_view, HostPacking host, MPI_Comm comm) {
-  const plan::Plan& p = *object.plan;
-  const int bytes = static_cast<int>(object.bytes());
-  const bool gpu = object.gpu || runtime::gpu_resident(packed_view.info.kind);
-  int position = 0;
-  if (!gpu) {
-    if (!host_engine_for(p, host)) {
-      counters().unpacks_forwarded++;
-      return STRIDER_NEXT(MPI_Unpack)(packed, bytes, &position, object.view.host, object.count,
-                                      object.type, comm);
-    }
-    engine::cpu::unpack(p.form, p.bounds.extent, object.count, packed, object.view.host);
-    counters().unpacks_host++;
-    return MPI_SUCCESS;
-  }
-  std::string error;
-  const auto outcome = gpu_engine_serves(p)
-                           ? engine::cuda::unpack(p.gpu_layout(), object.count, packed_view,
-                                                  object.view, gpu_policy(), error)
-                           : engine::cuda::Outcome::Fallback;
-  if (outcome == engine::cuda::Outcome::Failed) return report_error(comm, "GPU unpack", error);
-  if (outcome == engine::cuda::Outcome::Fallback) {
-    counters().unpacks_staged++;
-    return staged_unpack(STRIDER_NEXT(MPI_Unpack), p.bounds, packed, packed_view.info.kind, bytes,
-                         &position, object.view, object.count, object.type, comm);
-  }
-  counters().unpacks_gpu++;
-  return MPI_SUCCESS;
+  return move_object<UnpackDirection>(object, packed, packed_view, host, comm);
 }
 
 }  // namespace strider::transfer

@@ -2,8 +2,8 @@
 // request, so every completion call works on it). The progress engine (transfer/requests.hpp)
 // keeps each one under its request and hands it the MPI's verdict from whichever completion
 // call observes it. An operation owns what it holds (wire buffer, type duplicate): destroying
-// it releases them. Point-to-point sends and receives are operations; collectives, as schedules
-// of them, will be others.
+// it releases them. Point-to-point sends and receives (calls/p2p_operations.hpp) and nonblocking
+// collectives (collective/call.hpp) are operations.
 #pragma once
 
 #include <mpi.h>

@@ -1,15 +1,10 @@
 #include "transfer/state.hpp"
 
-#include <mutex>
-
+#include "runtime/attribute_key.hpp"
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
-#include "transfer/collective/same_node.hpp"
-#include "transfer/collective/wire_types.hpp"
 #include "transfer/cuda_aware.hpp"
-#include "transfer/offers/protocol.hpp"
 #include "transfer/placement.hpp"
-#include "transfer/wire_ipc.hpp"
 
 namespace strider::transfer {
 
@@ -22,9 +17,6 @@ namespace {
 struct Attribute {
   std::shared_ptr<const plan::Plan> plan;
 };
-
-std::mutex g_keyval_mutex;
-int g_keyval = MPI_KEYVAL_INVALID;
 
 int copy_plan(MPI_Datatype, int, void*, void* in, void* out, int* flag) {
   *static_cast<void**>(out) = new Attribute(*static_cast<Attribute*>(in));
@@ -40,19 +32,13 @@ int delete_plan(MPI_Datatype type, int, void* value, void*) {
   return MPI_SUCCESS;
 }
 
-int keyval() {
-  std::lock_guard lock(g_keyval_mutex);
-  if (g_keyval == MPI_KEYVAL_INVALID) {
-    int initialized = 0, finalized = 0;
-    PMPI_Initialized(&initialized);
-    PMPI_Finalized(&finalized);
-    if (initialized && !finalized &&
-        PMPI_Type_create_keyval(&copy_plan, &delete_plan, &g_keyval, nullptr) != MPI_SUCCESS) {
-      g_keyval = MPI_KEYVAL_INVALID;
-    }
-  }
-  return g_keyval;
+// The plans' key on committed types.
+runtime::AttributeKey<runtime::AttributeOf::Type>& plan_key() {
+  static runtime::AttributeKey<runtime::AttributeOf::Type> key(&copy_plan, &delete_plan);
+  return key;
 }
+
+int keyval() { return plan_key().get(); }
 
 void log_plan(MPI_Datatype type, const plan::Plan& p, const plan::Explanation* explanation) {
   (void)type;
@@ -75,26 +61,17 @@ plan::PlanCache& plans() {
   return cache;
 }
 
-void on_init() {
+void start() {
   runtime::report_config_problems();
   int rank = -1;
   if (PMPI_Comm_rank(MPI_COMM_WORLD, &rank) == MPI_SUCCESS) runtime::set_log_rank(rank);
   keyval();
   if (transfer::mpi_cuda_aware()) transfer::learn_node_layout();
-  offers::start();  // collective over MPI_COMM_WORLD
-  runtime::log(LogLevel::Info, "Strider active (host engine %s)",
-               runtime::to_string(runtime::config().host_engine));
 }
 
-void on_finalize() {
-  offers::stop();
+void stop() {
   plans().clear();
-  collective::free_wire_types();
-  collective::free_same_node_keyval();
-  close_wire_imports();
-  std::lock_guard lock(g_keyval_mutex);
-  if (g_keyval != MPI_KEYVAL_INVALID) PMPI_Type_free_keyval(&g_keyval);
-  g_keyval = MPI_KEYVAL_INVALID;
+  plan_key().free();
 }
 
 void on_commit(MPI_Datatype type) {

@@ -46,9 +46,11 @@ struct Counters {
 Counters& counters();
 plan::PlanCache& plans();
 
-// After the MPI is initialized / before it is finalized.
-void on_init();
-void on_finalize();
+// This layer's part of MPI_Init / MPI_Finalize (calls/lifecycle.hpp has the order): the
+// configuration's problems reported, the type attribute's key, the node layout; the plans and
+// the key dropped.
+void start();
+void stop();
 
 // Builds and caches the plan of a freshly committed type (MPI has committed it already).
 void on_commit(MPI_Datatype type);

@@ -11,8 +11,6 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
-#include "transfer/methods.hpp"
-#include "transfer/offers/protocol.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
 #include "transfer/staged.hpp"
@@ -49,24 +47,24 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
   return transfer::choose_method(requested, aware, automatic);
 }
 
+bool acquire_wire_for(Method& method, int device, std::size_t bytes, ipc::WireBuffer& out,
+                      std::string& error) {
+  if (ipc::acquire_wire(traits_of(method).wire_memory, device, bytes, out, error)) return true;
+  if (method == Method::Host) return false;
+  runtime::log(runtime::LogLevel::Warn, "%s; staging through pageable memory", error.c_str());
+  method = Method::Staged;
+  return ipc::acquire_wire(ipc::WireMemory::Host, -1, bytes, out, error);
+}
+
 namespace {
 
-// Takes a wire buffer for the method, falling back to pageable host memory (the GPU engine then
-// stages through its scratch) when the preferred memory cannot be had.
-bool acquire_for(const Object& o, Method& m, std::int64_t bytes, transfer::WireBuffer& w,
-                 MPI_Comm comm, int& rc) {
+// Takes a wire buffer for the method (see acquire_wire_for), or reports why there is none.
+bool acquire_for(const Object& o, Method& m, std::int64_t bytes, ipc::WireBuffer& w, MPI_Comm comm,
+                 int& rc) {
   std::string error;
-  const int device = std::max(0, o.view.info.device);
-  if (transfer::acquire_wire(transfer_method(m).wire_memory(), device,
-                             static_cast<std::size_t>(bytes), w, error)) {
+  if (acquire_wire_for(m, std::max(0, o.view.info.device), static_cast<std::size_t>(bytes), w,
+                       error)) {
     return true;
-  }
-  if (m != Method::Host) {
-    runtime::log(runtime::LogLevel::Warn, "%s; staging through pageable memory", error.c_str());
-    m = Method::Staged;
-    if (transfer::acquire_wire(WireMemory::Host, -1, static_cast<std::size_t>(bytes), w, error)) {
-      return true;
-    }
   }
   rc = report_error(comm, "wire buffer", error);
   return false;
@@ -90,9 +88,9 @@ void count_method(Method m) {
 }
 
 // Copies `bytes` from a wire buffer (any memory) to host memory or within that wire buffer.
-bool read_wire(void* dst, const std::byte* src, const transfer::WireBuffer& w, std::size_t bytes,
+bool read_wire(void* dst, const std::byte* src, const ipc::WireBuffer& w, std::size_t bytes,
                std::string& error) {
-  if (w.memory != WireMemory::Device) {
+  if (w.memory != ipc::WireMemory::Device) {
     std::memcpy(dst, src, bytes);
     return true;
   }
@@ -119,7 +117,7 @@ int unpack_partial(const Incoming& in, int full, int rest) {
 
 // A bounded wire shape's last byte lies past its one-byte hole (wire_shape.hpp): copies the byte
 // at `from` to `to`, next to it.
-int move_hole_byte(const WireBuffer& wire, std::byte* from, std::byte* to, MPI_Comm comm) {
+int move_hole_byte(const ipc::WireBuffer& wire, std::byte* from, std::byte* to, MPI_Comm comm) {
   std::string error;
   if (!read_wire(to, from, wire, 1, error)) {
     return report_error(comm, "moving a wire buffer's last byte over its hole", error);
@@ -196,7 +194,7 @@ int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
 }
 
 void release(Outgoing& out) {
-  transfer::release_wire(out.wire);
+  ipc::release_wire(out.wire);
   free_wire_shape(out.shape);
 }
 
@@ -224,7 +222,9 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   if (in.unpacked) return in.unpack_rc;
   in.unpacked = true;
   // The data came by a same-node offer (docs/same-node-p2p.md): unpacked from its landing buffer.
-  if (int rc = MPI_SUCCESS; offers::settle(in, status, error, rc)) return in.unpack_rc = rc;
+  if (int rc = MPI_SUCCESS; in.extras && in.extras->settle(in, status, error, rc)) {
+    return in.unpack_rc = rc;
+  }
   int cancelled = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   int bytes = 0;
@@ -270,8 +270,8 @@ int complete_incoming(Incoming& in, MPI_Status& status, int error) {
 }
 
 void release(Incoming& in) {
-  in.offer = offers::Offer{};
-  transfer::release_wire(in.wire);
+  if (in.extras) in.extras->release();
+  ipc::release_wire(in.wire);
   free_wire_shape(in.post);
   in.held_type.free();
 }

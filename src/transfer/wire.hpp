@@ -6,12 +6,14 @@
 
 #include <mpi.h>
 
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "ipc/wire_buffers.hpp"
 #include "transfer/method.hpp"
 #include "transfer/object.hpp"
-#include "transfer/offers/receive_state.hpp"
-#include "transfer/wire_buffers.hpp"
+#include "transfer/receive_extras.hpp"
 #include "transfer/wire_shape.hpp"
 
 namespace strider::transfer {
@@ -32,13 +34,18 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
 // How this side moves the object's packed bytes (Host for a host buffer): STRIDER_METHOD, or
 // the performance model's choice.
 Method method_for(const Object& object, bool receive, const Peer& peer);
+// A wire buffer of `bytes` for `method` (its memory on GPU `device` where that is device memory).
+// Where that memory cannot be had, pageable host memory, `method` becoming Staged (the GPU
+// engine stages through its scratch). False with `error` when neither can be had.
+bool acquire_wire_for(Method& method, int device, std::size_t bytes, ipc::WireBuffer& out,
+                      std::string& error);
 // Overrides STRIDER_P2P_HOST from now on (strider_set_p2p_host).
 void set_p2p_host(bool pack);
 
 // A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
 // release()): `shape.count` of `shape.type` at `wire.data()` for the MPI.
 struct Outgoing {
-  transfer::WireBuffer wire;
+  ipc::WireBuffer wire;
   WireShape shape;  // bounded for a message to self (wire_shape.hpp)
   transfer::Method method = transfer::Method::Host;
 };
@@ -73,7 +80,7 @@ class HeldType {
 // A receive's wire buffer, and what to unpack into when it completes.
 struct Incoming {
   Object object;
-  transfer::WireBuffer wire;
+  ipc::WireBuffer wire;
   int capacity = 0;  // bytes the application's receive holds
   WireShape post;    // what the MPI is given: bounded to the capacity (wire_shape.hpp)
   transfer::Method method = transfer::Method::Host;
@@ -81,8 +88,7 @@ struct Incoming {
   HeldType held_type;     // a dup keeping the MPI's type alive, if needed
   bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
   int unpack_rc = MPI_SUCCESS;
-  offers::Watch watch;  // counted by the receive ledger (transfer/offers/protocol.hpp)
-  offers::Offer offer;  // the same-node offer made for it, if any
+  std::unique_ptr<ReceiveExtras> extras;  // the offers' ticket and offer, where it has them
 };
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which

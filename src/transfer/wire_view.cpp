@@ -1,21 +1,19 @@
 #include "transfer/wire_view.hpp"
 
-#include "transfer/methods.hpp"
-
 namespace strider::transfer {
 
-runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Method method) {
+runtime::BufferView wire_view(ipc::WireMemory memory, std::byte* data, int device, Method method) {
   runtime::BufferView v;
   v.host = data;
   switch (memory) {
-    case WireMemory::Host:
+    case ipc::WireMemory::Host:
       break;
-    case WireMemory::Pinned:
+    case ipc::WireMemory::Pinned:
       v.info = {runtime::MemoryKind::PinnedHost, -1, data};
       v.device = data;
-      v.device_visible = transfer_method(method).kernel_reaches_wire();
+      v.device_visible = traits_of(method).kernel_reaches_wire;
       break;
-    case WireMemory::Device:
+    case ipc::WireMemory::Device:
       v.info = {runtime::MemoryKind::Device, device, data};
       v.device = data;
       v.device_visible = true;

@@ -4,9 +4,9 @@
 
 #include <cstddef>
 
+#include "ipc/wire_buffers.hpp"
 #include "runtime/memory_kind.hpp"
 #include "transfer/method.hpp"
-#include "transfer/wire_buffers.hpp"
 
 namespace strider::transfer {
 
@@ -14,9 +14,9 @@ namespace strider::transfer {
 // addressing: the device uses the host address); for the staged method it is presented as not
 // device-visible, so the GPU engine packs into scratch and makes one DMA copy instead of
 // writing it from the kernel.
-runtime::BufferView wire_view(WireMemory memory, std::byte* data, int device, Method method);
+runtime::BufferView wire_view(ipc::WireMemory memory, std::byte* data, int device, Method method);
 
-inline runtime::BufferView wire_view(const WireBuffer& w, Method method) {
+inline runtime::BufferView wire_view(const ipc::WireBuffer& w, Method method) {
   return wire_view(w.memory, w.data(), w.device, method);
 }
 

@@ -38,7 +38,7 @@ TEST(InPlaceWrite, WritesInPlaceOnlyAfterTheReceiversDefaultStreamIsDone) {
   ASSERT_EQ(size, 2) << "two ranks";
   ASSERT_NE(dlsym(RTLD_DEFAULT, "strider_get_stats_sized"), nullptr) << "libstrider is not loaded";
   // The message: the first half of every 128 ints (blocks of 256 bytes, written in place across
-  // two GPUs too: DirectPolicy::kMinBlockAcrossGpus is far below).
+  // two GPUs too: ipc::DirectPolicy::kMinBlockAcrossGpus is far below).
   constexpr long kInts = 1 << 18, kBlock = 64;
   int *send = nullptr, *recv = nullptr;
   ASSERT_EQ(cudaMalloc(&send, kInts * sizeof(int)), cudaSuccess);

@@ -1,4 +1,4 @@
-// Reductions computed on the GPUs (src/transfer/collective/same_node_reduce.hpp) against a C
+// Reductions computed on the GPUs (src/collective/same_node_reduce.hpp) against a C
 // reference: every predefined type and op the kernels take, on random full-range values
 // (integer sums and products overflow and must wrap as C's do; floating-point values have
 // random mantissas, so the order of the fold shows), in all six blocking reductions, in place

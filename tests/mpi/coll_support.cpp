@@ -456,7 +456,7 @@ void run_cases(Cases& cases, Mode mode) {
       complete(states, cases, how);
       break;
     case Mode::kPersistent:
-      // Refused on every rank, before the MPI creates anything (transfer/persistent.hpp).
+      // Refused on every rank, before the MPI creates anything (calls/persistent.hpp).
       for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto [s, r] = args(i);
         MPI_Request req = MPI_REQUEST_NULL;

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "offers/node_board.hpp"
 #include "runtime/node_comm.hpp"
 #include "test_nodes.hpp"
-#include "transfer/offers/node_board.hpp"
 #include "transfer/placement.hpp"
 
 namespace strider::testing {
@@ -69,7 +69,7 @@ TEST_F(NodeSplit, NodeCommunicatorFollowsTheSplit) {
     MPI_Comm node = MPI_COMM_NULL;
     ASSERT_EQ(runtime::node_communicator(comm, &node), MPI_SUCCESS) << what;
     EXPECT_EQ(world_ranks_of(node), expected_node(comm)) << what;
-    // The same-node collectives' test (transfer/collective/same_node.cpp): all of `comm`.
+    // The same-node collectives' test (collective/same_node.cpp): all of `comm`.
     int node_size = 0, size = 0;
     MPI_Comm_size(node, &node_size);
     MPI_Comm_size(comm, &size);
@@ -80,7 +80,7 @@ TEST_F(NodeSplit, NodeCommunicatorFollowsTheSplit) {
 }
 
 TEST_F(NodeSplit, OffersBoardHoldsOnlyThisNode) {
-  transfer::offers::NodeBoard board;
+  offers::NodeBoard board;
   std::string why;
   ASSERT_TRUE(board.create(4, 0, why)) << why;
   for (int w = 0; w < n; ++w) {

@@ -1,4 +1,4 @@
-// Communicators for the same-node offers (transfer/offers/comm_ledgers.hpp): every call Strider
+// Communicators for the same-node offers (offers/comm_ledgers.hpp): every call Strider
 // interposes to name a new communicator still makes what the MPI makes (sizes, rank order,
 // MPI_COMM_NULL where the standard says), the naming collective never hangs (subsets, undefined
 // colours, a merged intercommunicator), and a message on each new communicator is served by an

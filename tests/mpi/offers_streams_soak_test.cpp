@@ -1,5 +1,5 @@
 // The offers' ledgers stay bounded over a run that uses a new tag every step
-// (transfer/offers/stream_table.hpp), and every message stays right. Two ranks, host buffers
+// (offers/stream_table.hpp), and every message stays right. Two ranks, host buffers
 // through Strider's path (STRIDER_P2P_HOST=pack). Each step, rank 1 posts its receive for the
 // step's message and then tells rank 0 to send it (a one-int message on the same tag), so every
 // data message is certain to find its offer, on a stream the ledgers trust. Three phases:

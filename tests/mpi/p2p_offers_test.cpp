@@ -366,7 +366,7 @@ TEST(P2POffers, RandomSchedulesKeepMpiMatching) {
   const strider_stats before = strider_loaded() ? stats() : strider_stats{};
   // Rounds on MPI_COMM_WORLD, on a split with the ranks reversed (kept), and on a duplicate of
   // it made and freed each round (its handle may come back for the next one): each has its
-  // own streams and its own name on the board (transfer/offers/comm_ledgers.hpp).
+  // own streams and its own name on the board (offers/comm_ledgers.hpp).
   constexpr int kKinds = 3;
   const char* const kind_names[kKinds] = {"MPI_COMM_WORLD", "a reversed split", "a fresh dup"};
   long used_by_kind[kKinds] = {};
@@ -408,7 +408,7 @@ TEST(P2POffers, RandomSchedulesKeepMpiMatching) {
   long expect_in_place = env_long("STRIDER_TEST_EXPECT_IN_PLACE", -1);
 #ifdef STRIDER_P2P_TEST_GPU
   // Across GPUs only blocks of at least STRIDER_DIRECT_MIN_BLOCK bytes (4 by default,
-  // transfer::DirectPolicy) are written in place, and this test's elements are 4-byte blocks.
+  // ipc::DirectPolicy) are written in place, and this test's elements are 4-byte blocks.
   constexpr long kBlock = sizeof(int);
   const long min_block = env_long("STRIDER_DIRECT_MIN_BLOCK", 4);
   if (expect_in_place == 1 && !all_ranks_on_one_gpu() && kBlock < min_block) expect_in_place = 0;

@@ -1550,7 +1550,7 @@ TEST_F(P2p, TruncationIsReported) {
 
 // ---- request and datatype lifetime -------------------------------------------------------
 
-// Persistent requests are not served (transfer/persistent.hpp): on memory the MPI can read they
+// Persistent requests are not served (calls/persistent.hpp): on memory the MPI can read they
 // go to the MPI and must work (two starts, new data each time); on device memory Strider may
 // refuse them (MPI_ERR_BUFFER, nothing created), as it does on an MPI that is not CUDA-aware.
 // A ring (each rank sends to the next), not self-messages: Open MPI 4.1's persistent Bsend to

@@ -1,8 +1,8 @@
-// The in-place read record of same-node collectives (transfer/direct_layout.hpp),
+// The in-place read record of same-node collectives (ipc/direct_layout.hpp),
 // against byte-by-byte walks of random layouts: the bytes a layout touches; a piece flattened
 // into blocks and blocks cut along their outer dim keep every packed byte's address in order;
 // the reader's form puts each segment at its mapping; the checks a received record passes.
-#include "transfer/direct_layout.hpp"
+#include "ipc/direct_layout.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-namespace strider::transfer {
+namespace strider::ipc {
 namespace {
 
 canon::StridedBlock random_block(std::mt19937_64& rng) {
@@ -277,4 +277,4 @@ TEST(DirectLayout, ARecordIsConsistentOnlyInsideItsAllocationsAndWithItsBytes) {
 }
 
 }  // namespace
-}  // namespace strider::transfer
+}  // namespace strider::ipc

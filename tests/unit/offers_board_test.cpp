@@ -1,4 +1,4 @@
-// The offer slots (transfer/offers/board.hpp): a taken offer cannot be retracted and a retracted
+// The offer slots (offers/board.hpp): a taken offer cannot be retracted and a retracted
 // one cannot be taken, also when a sender and the receiver race; a slot reused for a new offer
 // is never taken through a stale look.
 #include <gtest/gtest.h>
@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "transfer/offers/board.hpp"
+#include "offers/board.hpp"
 
-namespace strider::transfer::offers {
+namespace strider::offers {
 namespace {
 
 constexpr std::uint64_t kComm = 3;
@@ -179,4 +179,4 @@ TEST(OffersBoard, TakeAndRetractRaceHasOneWinner) {
 }
 
 }  // namespace
-}  // namespace strider::transfer::offers
+}  // namespace strider::offers

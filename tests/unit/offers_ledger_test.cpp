@@ -10,9 +10,9 @@
 #include <random>
 #include <vector>
 
-#include "transfer/offers/ledger.hpp"
+#include "offers/ledger.hpp"
 
-namespace strider::transfer::offers {
+namespace strider::offers {
 namespace {
 
 TEST(OffersLedger, SendIndicesCountPerStreamAndPoison) {
@@ -158,4 +158,4 @@ TEST(OffersLedger, OfferedIndexIsTheMatchedMessageOnRandomSchedules) {
 }
 
 }  // namespace
-}  // namespace strider::transfer::offers
+}  // namespace strider::offers

@@ -1,4 +1,4 @@
-// The offers' bounded per-stream tables (transfer/offers/stream_table.hpp) and the ledgers over
+// The offers' bounded per-stream tables (offers/stream_table.hpp) and the ledgers over
 // them: at most `capacity` streams held, the least recently used forgotten; a forgotten stream
 // that comes back is never trusted, and a ledger never gives an index that differs from the
 // stream's true count (I2), whatever it forgot.
@@ -8,10 +8,10 @@
 #include <random>
 #include <utility>
 
-#include "transfer/offers/ledger.hpp"
-#include "transfer/offers/stream_table.hpp"
+#include "offers/ledger.hpp"
+#include "offers/stream_table.hpp"
 
-namespace strider::transfer::offers {
+namespace strider::offers {
 namespace {
 
 TEST(OffersStreamTable, HoldsAtMostItsCapacityForgettingTheLeastRecentlyUsed) {
@@ -114,4 +114,4 @@ TEST(OffersStreamTable, AnIndexGivenIsAlwaysTheTrueCount) {
 }
 
 }  // namespace
-}  // namespace strider::transfer::offers
+}  // namespace strider::offers

@@ -1,4 +1,4 @@
-#include "transfer/size_class_pool.hpp"
+#include "ipc/size_class_pool.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <set>
 #include <vector>
 
-namespace strider::transfer {
+namespace strider::ipc {
 namespace {
 
 // An allocator that records what is live, and can be told to fail.
@@ -137,4 +137,4 @@ TEST(SizeClassPool, ZeroBoundCachesNothing) {
 }
 
 }  // namespace
-}  // namespace strider::transfer
+}  // namespace strider::ipc

@@ -1,13 +1,13 @@
 // The mapping cache of peers' wires, over a fake mapper: reuse by (GPU, handle), pins that keep a
 // mapping open past the bounds, oldest-first closing by count and by bytes.
-#include "transfer/wire_imports.hpp"
+#include "ipc/wire_imports.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 #include <vector>
 
-namespace strider::transfer {
+namespace strider::ipc {
 namespace {
 
 WireHandle handle_of(unsigned char id) {
@@ -163,4 +163,4 @@ TEST(WireImports, ARangeStillMappedIsClosedAndTheOpenRetried) {
 }
 
 }  // namespace
-}  // namespace strider::transfer
+}  // namespace strider::ipc

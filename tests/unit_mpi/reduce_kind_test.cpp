@@ -1,14 +1,14 @@
-// Which (type, op) pairs the GPU reduces (src/transfer/collective/reduce_kind.hpp): exactly the
+// Which (type, op) pairs the GPU reduces (src/collective/reduce_kind.hpp): exactly the
 // predefined ops on the predefined types the standard allows them on, each mapped to the element
 // of the type's C size; everything else left to the MPI.
-#include "transfer/collective/reduce_kind.hpp"
+#include "collective/reduce_kind.hpp"
 
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <cstdint>
 
-namespace strider::transfer::collective {
+namespace strider::collective {
 namespace {
 
 using engine::cuda::ReduceElement;
@@ -62,7 +62,7 @@ TEST(ReduceKind, UnsupportedTypesAndUserOpsAreTheMpis) {
 }
 
 }  // namespace
-}  // namespace strider::transfer::collective
+}  // namespace strider::collective
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

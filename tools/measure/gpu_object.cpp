@@ -164,9 +164,8 @@ void unpack(const GpuObject& object, const runtime::BufferView& packed) {
 }
 
 runtime::BufferView wire_view(model::Method method, const Allocation& wire) {
-  return transfer::wire_view(
-      wire.on_device() ? transfer::WireMemory::Device : transfer::WireMemory::Pinned, wire.data(),
-      wire.device(), method);
+  return transfer::wire_view(wire.on_device() ? ipc::WireMemory::Device : ipc::WireMemory::Pinned,
+                             wire.data(), wire.device(), method);
 }
 
 void fill_random(std::byte* device_memory, std::size_t bytes, unsigned seed) {

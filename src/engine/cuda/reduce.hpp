@@ -1,7 +1,7 @@
 // Reductions computed on the GPU: predefined MPI operations over predefined element types, as
 // C computes them (integers wrap, floating point is IEEE with no contraction), folding the
 // inputs left to right so that every rank folding the same inputs gets the same bits. MPI-free:
-// the caller maps its handles to these kinds (transfer/collective/reduce_kind.hpp).
+// the caller maps its handles to these kinds (collective/reduce_kind.hpp).
 #pragma once
 
 #include <cstdint>

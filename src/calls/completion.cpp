@@ -1,0 +1,62 @@
+#include "calls/completion.hpp"
+
+namespace strider::calls {
+
+Claimed::Claimed(int n, const MPI_Request* r) {
+  if (transfer::requests().empty()) return;
+  for (int i = 0; i < n; ++i) {
+    if (r[i] == MPI_REQUEST_NULL) continue;
+    auto op = transfer::requests().take(r[i]);
+    if (!op) continue;
+    if (ops_.empty()) {
+      ops_.resize(static_cast<std::size_t>(n));
+      handles_.resize(static_cast<std::size_t>(n));
+    }
+    ops_[i] = std::move(op);
+    handles_[i] = r[i];
+  }
+}
+
+int Claimed::finish(int i, MPI_Status& status, int error) {
+  const transfer::OperationPtr op = std::move(ops_[i]);
+  return op->complete(status, error);
+}
+
+int Claimed::observe_complete(int i, MPI_Status& status) {
+  return ops_[i]->observe_complete(status);
+}
+
+Claimed::~Claimed() {
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    if (ops_[i]) transfer::requests().put_back(handles_[i], std::move(ops_[i]));
+  }
+}
+
+int finish_one(Claimed& claimed, int i, MPI_Status& status, int rc) {
+  const int e = claimed.finish(i, status, rc);
+  return rc != MPI_SUCCESS ? rc : e;
+}
+
+void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc,
+                     MPI_Status* others, int n_others) {
+  const int error = mpi_rc == MPI_ERR_IN_STATUS ? s.MPI_ERROR : mpi_rc;
+  const int e = claimed.finish(i, s, error);
+  if (e == MPI_SUCCESS) return;
+  if (rc == MPI_SUCCESS) {
+    // The first error Strider adds: the statuses now carry every request's outcome.
+    for (int k = 0; k < n_others; ++k) others[k].MPI_ERROR = MPI_SUCCESS;
+  }
+  s.MPI_ERROR = e;
+  rc = MPI_ERR_IN_STATUS;
+}
+
+int error_of(int rc, const Statuses& st, int n) {
+  if (rc != MPI_ERR_IN_STATUS || st.scratch.empty()) return rc;
+  for (int k = 0; k < n; ++k) {
+    const int e = st.scratch[k].MPI_ERROR;
+    if (e != MPI_SUCCESS && e != MPI_ERR_PENDING) return e;
+  }
+  return rc;
+}
+
+}  // namespace strider::calls

@@ -1,0 +1,101 @@
+// Completion: the MPI completes the requests (they are its own); Strider then finishes the
+// operations it tracks under those that completed: unpacking receives, releasing wire buffers.
+// The operations are claimed before the MPI is called, since a handle the MPI frees may at once
+// be handed to another thread's new operation, and those whose requests did not complete are
+// put back. The entry points (interpose/p2p_completion_calls.cpp) wrap the MPI's calls in these.
+#pragma once
+
+#include <mpi.h>
+
+#include <vector>
+
+#include "transfer/requests.hpp"
+
+namespace strider::calls {
+
+// The statuses to hand the MPI: the caller's, or scratch ones when it ignores them (Strider
+// needs them to know how much a receive got).
+struct Statuses {
+  std::vector<MPI_Status> scratch;
+  MPI_Status* use;
+  Statuses(MPI_Status* caller, int n)
+      : scratch(caller == MPI_STATUSES_IGNORE ? static_cast<std::size_t>(n) : 0),
+        use(caller == MPI_STATUSES_IGNORE ? scratch.data() : caller) {}
+};
+
+struct Status {
+  MPI_Status scratch;
+  MPI_Status* use;
+  explicit Status(MPI_Status* caller) : use(caller == MPI_STATUS_IGNORE ? &scratch : caller) {}
+};
+
+// The operations tracked under an array of requests, claimed for one completion call.
+class Claimed {
+ public:
+  Claimed(int n, const MPI_Request* r);
+  bool any() const { return !ops_.empty(); }
+  bool has(int i) const { return any() && ops_[i] != nullptr; }
+
+  // Request i completed (the MPI freed it): runs its operation's completion.
+  int finish(int i, MPI_Status& status, int error);
+
+  // Request i is complete but stays live (MPI_Request_get_status): a receive is unpacked now,
+  // so the data is in place when the application sees the flag.
+  int observe_complete(int i, MPI_Status& status);
+
+  // Puts back what did not complete (the request is still live).
+  ~Claimed();
+  Claimed(const Claimed&) = delete;
+  Claimed& operator=(const Claimed&) = delete;
+
+ private:
+  std::vector<transfer::OperationPtr> ops_;
+  std::vector<MPI_Request> handles_;
+};
+
+// For one request (Wait, Test, -any): its completion, or the MPI's error.
+int finish_one(Claimed& claimed, int i, MPI_Status& status, int rc);
+
+// For the -all and -some forms: finishes request i (status `s`) and folds an unpack error into
+// the statuses. `mpi_rc` is what the MPI returned; `rc` what the call will return.
+void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc,
+                     MPI_Status* others, int n_others);
+
+// Where the caller ignores statuses, an error found only in them is returned directly.
+int error_of(int rc, const Statuses& st, int n);
+
+// Waitall and Testall: `call(statuses)` runs the MPI's; `done` says whether it completed all.
+template <class Call>
+int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
+  Claimed claimed(count, requests_);
+  Statuses st(statuses, count);
+  bool done = true;
+  const int mpi_rc = call(st.use, done);
+  if (!done) return mpi_rc;
+  int rc = mpi_rc;
+  for (int i = 0; i < count; ++i) {
+    // Only requests the MPI freed completed (MPI_ERR_PENDING ones stay live and tracked).
+    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
+    finish_in_array(claimed, i, st.use[i], mpi_rc, rc, st.use, count);
+  }
+  return error_of(rc, st, count);
+}
+
+// Waitsome and Testsome.
+template <class Call>
+int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI_Status statuses[],
+         Call call) {
+  Claimed claimed(incount, requests_);
+  Statuses st(statuses, incount);
+  const int mpi_rc = call(st.use);
+  if (*outcount == MPI_UNDEFINED || *outcount <= 0) return mpi_rc;
+  int rc = mpi_rc;
+  for (int k = 0; k < *outcount; ++k) {
+    const int i = indices[k];
+    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
+    finish_in_array(claimed, i, st.use[k], mpi_rc, rc, st.use, *outcount);
+  }
+  return error_of(rc, st, *outcount);
+}
+
+}  // namespace strider::calls

@@ -1,0 +1,10 @@
+// What Strider sets up after the MPI is initialized and tears down before it is finalized, in
+// one place and one order: each layer's start and stop, lowest first up and last down.
+#pragma once
+
+namespace strider::calls {
+
+void on_init();      // collective over MPI_COMM_WORLD (the offers' board)
+void on_finalize();  // after the operations the application orphaned are drained
+
+}  // namespace strider::calls

@@ -1,0 +1,223 @@
+// The neighbourhood collectives on Cartesian, graph and distributed-graph communicators: a
+// piece per out-neighbour on the send side (one piece for the allgathers), a piece per
+// in-neighbour on the receive side, in the topology's neighbour order. A neighbour may appear
+// more than once, or be this rank: each occurrence is its own piece, moved by the MPI (or, GPU
+// to GPU on one node, matched by the MPI: same_node.hpp).
+#include <climits>
+
+#include "calls/collectives.hpp"
+#include "calls/mpi_pair.hpp"
+#include "collective/call.hpp"
+#include "collective/execute.hpp"
+#include "collective/same_node.hpp"
+#include "collective/specs.hpp"
+#include "transfer/next.hpp"
+#include "transfer/state.hpp"
+
+namespace strider::calls {
+namespace {
+
+// False when the communicator has no topology (the MPI reports it).
+bool neighbors_of(MPI_Comm comm, int& in, int& out) {
+  if (comm == MPI_COMM_NULL) return false;
+  int topology = MPI_UNDEFINED;
+  if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return false;
+  if (topology == MPI_CART) {
+    int dims = 0;
+    if (PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS) return false;
+    in = out = 2 * dims;
+    return true;
+  }
+  if (topology == MPI_GRAPH) {
+    int rank = 0;
+    if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return false;
+    if (PMPI_Graph_neighbors_count(comm, rank, &in) != MPI_SUCCESS) return false;
+    out = in;
+    return true;
+  }
+  if (topology == MPI_DIST_GRAPH) {
+    int weighted = 0;
+    return PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) == MPI_SUCCESS;
+  }
+  return false;
+}
+
+// The neighbourhood collectives' same-node shapes (same_node.hpp).
+collective::SameNodeShape same_node_shape(collective::SameNodeShape::Exchange exchange,
+                                          int send_pieces, int recv_pieces) {
+  collective::SameNodeShape shape;
+  shape.exchange = exchange;
+  shape.send_records = send_pieces;
+  shape.recv_records = shape.recv_pieces = recv_pieces;
+  return shape;
+}
+
+}  // namespace
+
+int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_allgather, MPI_Ineighbor_allgather);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  };
+  int in = 0, out = 0;
+  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  auto call = std::make_unique<collective::Call>(comm);
+  std::vector<collective::PieceSpec> specs;
+  const bool served =
+      collective::single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
+      collective::uniform_specs(in, rcount, rtype, specs) && call->recv.describe(rbuf, specs) &&
+      (call->send.converted() || call->recv.converted());
+  const collective::SameNodeShape shape =
+      same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
+  return collective::execute(
+      std::move(call), served, &shape, request, forward, collective::nothing_to_prepare,
+      [&](collective::Call& c, MPI_Request* r) {
+        const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
+        const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
+        return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
+      });
+}
+
+int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
+                        const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+                        MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+  };
+  int in = 0, out = 0;
+  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  auto call = std::make_unique<collective::Call>(comm);
+  std::vector<collective::PieceSpec> specs;
+  const bool served =
+      collective::single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
+      collective::varying_specs(in, rcounts, displs, rtype, specs) &&
+      call->recv.describe(rbuf, specs) && (call->send.converted() || call->recv.converted());
+  const collective::SameNodeShape shape =
+      same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
+  collective::Varying d{};
+  return collective::execute(
+      std::move(call), served, &shape, request, forward,
+      [&](collective::Call& c) {
+        if (const int rc =
+                collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d))
+          return rc;
+        return MPI_SUCCESS;
+      },
+      [&](collective::Call& c, MPI_Request* r) {
+        const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
+        void* dbuf = collective::wire_or(c.recv, rbuf);
+        return mpi(r, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, comm);
+      });
+}
+
+int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+  };
+  int in = 0, out = 0;
+  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  auto call = std::make_unique<collective::Call>(comm);
+  std::vector<collective::PieceSpec> specs;
+  const bool served =
+      collective::uniform_specs(out, scount, stype, specs) && call->send.describe(sbuf, specs) &&
+      collective::uniform_specs(in, rcount, rtype, specs) && call->recv.describe(rbuf, specs) &&
+      (call->send.converted() || call->recv.converted());
+  const collective::SameNodeShape shape =
+      same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
+  return collective::execute(
+      std::move(call), served, &shape, request, forward, collective::nothing_to_prepare,
+      [&](collective::Call& c, MPI_Request* r) {
+        const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
+        const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
+        return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
+      });
+}
+
+int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
+                       MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
+                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+  };
+  int in = 0, out = 0;
+  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  auto call = std::make_unique<collective::Call>(comm);
+  std::vector<collective::PieceSpec> specs;
+  const bool served = collective::varying_specs(out, scounts, sdispls, stype, specs) &&
+                      call->send.describe(sbuf, specs) &&
+                      collective::varying_specs(in, rcounts, rdispls, rtype, specs) &&
+                      call->recv.describe(rbuf, specs) &&
+                      (call->send.converted() || call->recv.converted());
+  const collective::SameNodeShape shape =
+      same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
+  collective::Varying s{}, d{};
+  return collective::execute(
+      std::move(call), served, &shape, request, forward,
+      [&](collective::Call& c) {
+        if (const int rc =
+                collective::varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s))
+          return rc;
+        if (const int rc =
+                collective::varying_args(c, c.recv, c.recv_args, rcounts, rdispls, rtype, d))
+          return rc;
+        return MPI_SUCCESS;
+      },
+      [&](collective::Call& c, MPI_Request* r) {
+        void* sb = collective::wire_or(c.send, sbuf);
+        void* db = collective::wire_or(c.recv, rbuf);
+        return mpi(r, sb, s.counts, s.displs, s.type, db, d.counts, d.displs, d.type, comm);
+      });
+}
+
+int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                       const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
+                       const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
+                       MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
+                       comm);
+  };
+  int in = 0, out = 0;
+  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::negative(out, scounts) || collective::negative(in, rcounts)) return forward();
+  auto call = std::make_unique<collective::Call>(comm);
+  std::vector<collective::PieceSpec> send_specs, recv_specs;
+  collective::typed_specs(out, scounts, sdispls, stypes, send_specs);
+  collective::typed_specs(in, rcounts, rdispls, rtypes, recv_specs);
+  const bool served = call->send.describe(sbuf, send_specs) &&
+                      call->recv.describe(rbuf, recv_specs) &&
+                      (call->send.converted() || call->recv.converted());
+  const collective::SameNodeShape shape =
+      same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
+  return collective::execute(
+      std::move(call), served, &shape, request, forward,
+      [&](collective::Call& c) {
+        if (c.send.converted()) {
+          if (const int rc = collective::wire_args(c, c.send, true, c.send_args)) return rc;
+        }
+        if (c.recv.converted()) {
+          if (const int rc = collective::wire_args(c, c.recv, true, c.recv_args)) return rc;
+        }
+        return MPI_SUCCESS;
+      },
+      [&](collective::Call& c, MPI_Request* r) {
+        const bool sw = c.send.converted(), rw = c.recv.converted();
+        const void* sb = sw ? c.send.wire() : sbuf;
+        const int* sc = sw ? c.send_args.counts.data() : scounts;
+        const MPI_Aint* sd = sw ? c.send_args.byte_displacements.data() : sdispls;
+        const MPI_Datatype* st = sw ? c.send_args.types.data() : stypes;
+        void* db = rw ? c.recv.wire() : rbuf;
+        const int* rcs = rw ? c.recv_args.counts.data() : rcounts;
+        const MPI_Aint* rd = rw ? c.recv_args.byte_displacements.data() : rdispls;
+        const MPI_Datatype* rt = rw ? c.recv_args.types.data() : rtypes;
+        return mpi(r, sb, sc, sd, st, db, rcs, rd, rt, comm);
+      });
+}
+
+}  // namespace strider::calls

@@ -1,0 +1,251 @@
+// Reductions: the MPI's own operation on host mirrors of the GPU buffers (mirror.hpp), with
+// the application's type and op. Each buffer is mirrored with the elements the standard says
+// it holds on this rank, an input loaded before the call and an output stored after.
+#include <algorithm>
+#include <numeric>
+
+#include "calls/collectives.hpp"
+#include "calls/mpi_pair.hpp"
+#include "collective/call.hpp"
+#include "collective/roles.hpp"
+#include "collective/same_node_reduce.hpp"
+#include "collective/specs.hpp"
+#include "runtime/log.hpp"
+#include "transfer/next.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
+
+namespace strider::calls {
+namespace {
+
+// The reduction's two buffers, each mirrored if Strider moves it.
+struct Buffers {
+  const void* send;
+  void* recv;
+  int send_mirror = -1, recv_mirror = -1;  // indices into call.mirrors
+  const void* send_arg(const collective::Call& c) const {
+    return send_mirror >= 0 ? c.mirrors[send_mirror].origin() : send;
+  }
+  void* recv_arg(const collective::Call& c) const {
+    return recv_mirror >= 0 ? c.mirrors[recv_mirror].origin() : recv;
+  }
+};
+
+// Mirrors `buffer` if Strider moves it; returns its mirror's index or -1.
+int mirror(collective::Call& call, const void* buffer, int count, MPI_Datatype type, bool input,
+           bool output) {
+  collective::Mirror m;
+  if (!m.describe(buffer, count, type, input, output)) return -1;
+  call.mirrors.push_back(std::move(m));
+  return static_cast<int>(call.mirrors.size()) - 1;
+}
+
+// `send_count`/`recv_count`: elements the buffers hold on this rank (-1: not significant).
+// In place, the receive buffer is also the input.
+// `load_recv`: the receive buffer's contents must survive where the MPI leaves it undefined.
+// The same buffer as both without MPI_IN_PLACE is erroneous: it is mirrored once and the MPI
+// gets that mirror as both, so that it checks (and reports, or accepts) the alias as it would.
+bool mirror_both(collective::Call& call, Buffers& b, int send_count, int recv_count,
+                 MPI_Datatype type, bool load_recv = false) {
+  const bool in_place = b.send == MPI_IN_PLACE;
+  const bool aliased = !in_place && b.send == b.recv && send_count >= 0 && recv_count >= 0;
+  if (send_count >= 0 && !in_place && !aliased) {
+    b.send_mirror = mirror(call, b.send, send_count, type, true, false);
+  }
+  if (recv_count >= 0) {
+    b.recv_mirror = mirror(call, b.recv, aliased ? std::max(send_count, recv_count) : recv_count,
+                           type, in_place || load_recv || aliased, true);
+    if (aliased) b.send_mirror = b.recv_mirror;
+  }
+  return !call.mirrors.empty();
+}
+
+// An intercommunicator's reduce-scatter and scan are left to the MPI with host buffers only.
+int not_served(MPI_Comm comm, const char* what) {
+  return transfer::report_error(comm, what, "GPU buffers on an intercommunicator are not served");
+}
+
+// A negative count: MPI_ERR_COUNT from Strider, since MPICH 4.0's reductions assert (and abort)
+// on one instead of reporting it. A null op or type is reported first, as both MPIs do.
+int bad_count(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what) {
+  const int error = op == MPI_OP_NULL || type == MPI_DATATYPE_NULL ? MPI_ERR_OP : MPI_ERR_COUNT;
+  runtime::log(runtime::LogLevel::Error, "%s: negative count", what);
+  PMPI_Comm_call_errhandler(comm, error);
+  return error;
+}
+
+// A blocking call whose ranks all run on one node is first offered to the GPUs
+// (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
+// receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
+bool on_gpus(MPI_Comm comm, const MPI_Request* request, const void* sbuf, void* rbuf,
+             collective::ReductionShape shape, int& rc) {
+  if (request) return false;
+  shape.input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
+  shape.output = rbuf;
+  shape.aliased = sbuf == rbuf;
+  return collective::same_node_reduction(comm, shape, rc);
+}
+
+}  // namespace
+
+int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+           MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce, MPI_Ireduce);
+  const auto forward = [&] {
+    return mpi.forward(request, sbuf, rbuf, count, type, op, root, comm);
+  };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, type, op, "MPI_Reduce");
+  const collective::Role role = collective::role_of(g, root);
+  if (role == collective::Role::Idle) return forward();
+  const bool root_here = role == collective::Role::Root;
+  int rc = MPI_SUCCESS;
+  if (!g.inter &&
+      on_gpus(comm, request, root_here || sbuf != MPI_IN_PLACE ? sbuf : nullptr,
+              root_here ? rbuf : nullptr,
+              {type, op, nullptr, count, nullptr, root_here ? count : 0, 0, g.size}, rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  const int send_count = g.inter && role == collective::Role::Root ? -1 : count;
+  const int recv_count = role == collective::Role::Root ? count : -1;
+  if (!mirror_both(*call, b, send_count, recv_count, type)) return forward();
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, root, comm);
+  });
+}
+
+int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Allreduce, MPI_Iallreduce);
+  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, type, op, "MPI_Allreduce");
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size},
+              rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, count, count, type)) return forward();
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce_scatter, MPI_Ireduce_scatter);
+  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, rcounts, type, op, comm); };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  if (collective::negative(size, rcounts)) return bad_count(comm, type, op, "MPI_Reduce_scatter");
+  const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
+  if (total > INT_MAX) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  int rc = MPI_SUCCESS;
+  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+                          {type, op, nullptr, static_cast<int>(total), nullptr, rcounts[g.rank],
+                           std::accumulate(rcounts, rcounts + g.rank, 0), g.size},
+                          rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, static_cast<int>(total),
+                   in_place ? static_cast<int>(total) : rcounts[g.rank], type)) {
+    return forward();
+  }
+  if (g.inter) return not_served(comm, "MPI_Reduce_scatter");
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), rcounts, type, op, comm);
+  });
+}
+
+int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
+                         MPI_Comm comm, MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block);
+  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, rcount, type, op, comm); };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (rcount < 0) return bad_count(comm, type, op, "MPI_Reduce_scatter_block");
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  const long long total = static_cast<long long>(rcount) * size;
+  if (total > INT_MAX) return forward();
+  const bool in_place = sbuf == MPI_IN_PLACE;
+  int rc = MPI_SUCCESS;
+  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+                          {type, op, nullptr, static_cast<int>(total), nullptr, rcount,
+                           rcount * g.rank, g.size},
+                          rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, static_cast<int>(total), in_place ? static_cast<int>(total) : rcount,
+                   type)) {
+    return forward();
+  }
+  if (g.inter) return not_served(comm, "MPI_Reduce_scatter_block");
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), rcount, type, op, comm);
+  });
+}
+
+int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+         MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Scan, MPI_Iscan);
+  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, type, op, "MPI_Scan");
+  if (g.inter) return forward();
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.rank + 1},
+              rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  if (!mirror_both(*call, b, count, count, type)) return forward();
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+           MPI_Request* request) {
+  const auto mpi = STRIDER_MPI_PAIR(MPI_Exscan, MPI_Iexscan);
+  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
+  collective::Group g;
+  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (count < 0) return bad_count(comm, type, op, "MPI_Exscan");
+  if (g.inter) return forward();
+  int rc = MPI_SUCCESS;
+  if (on_gpus(comm, request, sbuf, rbuf,
+              {type, op, nullptr, count, nullptr, g.rank > 0 ? count : 0, 0, g.rank}, rc)) {
+    return rc;
+  }
+  auto call = std::make_unique<collective::Call>(comm);
+  Buffers b{sbuf, rbuf};
+  // Rank 0's receive buffer is undefined after the call: loaded, so it comes back unchanged.
+  if (!mirror_both(*call, b, count, count, type, true)) return forward();
+  collective::Call& c = *call;
+  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+    return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
+  });
+}
+
+}  // namespace strider::calls

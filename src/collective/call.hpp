@@ -1,0 +1,98 @@
+// A collective Strider serves: its two sides, the arguments the MPI gets in their place (kept
+// until a nonblocking call completes), and what runs before and after the MPI's collective.
+//   start:  each converted side takes its wire buffer; the send side is packed (one kernel
+//           for all its pieces); a rank's own piece is copied straight across.
+//   the MPI's collective on the wires (packed elements of the wire type, wire_types.hpp);
+//   finish: the receive side is unpacked (one kernel), host mirrors are copied back.
+// Blocking calls run the three in a row; nonblocking ones leave finish to the operation
+// tracked under the MPI's request (transfer/requests.hpp), whichever completion call sees it.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <vector>
+
+#include "collective/mirror.hpp"
+#include "collective/side.hpp"
+#include "transfer/operation.hpp"
+#include "transfer/requests.hpp"
+#include "transfer/state.hpp"
+
+namespace strider::collective {
+
+// The group a collective's pieces address: the communicator's, or the remote group of an
+// intercommunicator.
+struct Group {
+  int size = 0;  // peers
+  int rank = 0;  // this rank in its own group
+  bool inter = false;
+};
+// False for MPI_COMM_NULL or a handle the MPI rejects (the caller forwards; the MPI reports).
+bool group_of(MPI_Comm comm, Group& out);
+
+// The wire arguments of one side: a buffer, and per piece a count, a displacement (in wire
+// elements, or bytes for the -w forms) and a type.
+struct WireArgs {
+  void* buffer = nullptr;
+  std::vector<int> counts;
+  std::vector<int> displacements;
+  std::vector<MPI_Aint> byte_displacements;
+  std::vector<MPI_Datatype> types;
+};
+
+struct Call {
+  explicit Call(MPI_Comm c) : comm(c) {}
+  MPI_Comm comm;
+  Side send, recv;
+  // A rank's own piece, copied from send piece to receive piece directly (-1: none).
+  int self_send = -1, self_recv = -1;
+  WireArgs send_args, recv_args;
+  std::vector<Mirror> mirrors;  // reductions: host copies the MPI computes on
+  bool nonblocking = false;     // finished at a completion call, after the application returned
+};
+
+// Fills a converted side's wire arguments (counts and displacements in wire elements; byte
+// displacements too when `bytes`). MPI_ERR_COUNT through the handler when a displacement does
+// not fit an int.
+int wire_args(Call& call, Side& side, bool bytes, WireArgs& out);
+
+// Marks the own piece for a direct copy when both sides are converted. `send_too`: the send
+// piece goes to no one else either (alltoall); an allgather still sends it to the others.
+void copy_own_piece(Call& call, int send_piece, int recv_piece, bool send_too = true);
+
+int start(Call& call);
+int finish(Call& call);
+
+class CollectiveOperation final : public transfer::Operation {
+ public:
+  explicit CollectiveOperation(std::unique_ptr<Call> call) : call_(std::move(call)) {}
+  int complete(MPI_Status& status, int error) override;
+  int observe_complete(MPI_Status& status) override;
+
+ private:
+  std::unique_ptr<Call> call_;
+  bool finished_ = false;
+  int finish_rc_ = MPI_SUCCESS;
+};
+
+// Runs `call` around `issue(request)`, the MPI's collective on the wires: blocking when
+// `request` is null, else tracked under the request the MPI returns.
+template <class Issue>
+int serve(std::unique_ptr<Call> call, MPI_Request* request, Issue issue) {
+  transfer::counters().collectives_served++;
+  call->nonblocking = request != nullptr;
+  if (const int rc = start(*call)) return rc;
+  if (request == nullptr) {
+    const int rc = issue(nullptr);
+    if (rc != MPI_SUCCESS) return rc;
+    return finish(*call);
+  }
+  if (const int rc = call->recv.hold_types()) return rc;
+  const int rc = issue(request);
+  if (rc != MPI_SUCCESS) return rc;
+  transfer::requests().track(*request, std::make_unique<CollectiveOperation>(std::move(call)));
+  return MPI_SUCCESS;
+}
+
+}  // namespace strider::collective

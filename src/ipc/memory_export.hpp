@@ -1,0 +1,28 @@
+// The application's GPU memory shared in place with a process of the same node (CUDA IPC), so
+// that a same-node collective's reader can take a piece straight from the sender's buffer in
+// the sender's layout: no pack kernel, no wire. Only what legacy IPC shares is exported: whole
+// cudaMalloc allocations (memory of cudaMallocAsync pools, cuMemCreate and managed memory is
+// refused, and the caller moves it through a wire). Exports are cached per allocation, keyed by
+// its base and the driver's buffer ID, which a freed and reallocated allocation never repeats;
+// readers map a handle with import_wire (wire_ipc.hpp), whose cache is keyed by the handle,
+// which a new allocation never repeats either.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "ipc/wire_ipc.hpp"
+
+namespace strider::ipc {
+
+struct MemoryExport {
+  WireHandle handle;                // of the whole allocation
+  const std::byte* base = nullptr;  // the allocation's first byte, in this process
+  std::size_t bytes = 0;            // the allocation's size
+};
+
+// The export of the cudaMalloc allocation holding `address` (memory of GPU `device` in this
+// process). False with `error` when it cannot be shared.
+bool export_memory(const void* address, int device, MemoryExport& out, std::string& error);
+
+}  // namespace strider::ipc

@@ -1,0 +1,11 @@
+// Without CUDA there is no GPU memory to share.
+#include "ipc/memory_export.hpp"
+
+namespace strider::ipc {
+
+bool export_memory(const void*, int, MemoryExport&, std::string& error) {
+  error = "built without CUDA";
+  return false;
+}
+
+}  // namespace strider::ipc

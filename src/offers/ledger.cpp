@@ -1,0 +1,88 @@
+#include "offers/ledger.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+
+namespace strider::offers {
+
+std::optional<std::uint64_t> SendLedger::next(int dest, int tag) {
+  auto& stream = streams_.touch(dest, tag);
+  const std::uint64_t index = stream.state.sent++;
+  if (all_poisoned_ || stream.state.poisoned || stream.forgotten) return std::nullopt;
+  return index;
+}
+
+void SendLedger::poison(int dest, int tag) { streams_.touch(dest, tag).state.poisoned = true; }
+
+bool SendLedger::expects_offer(int dest, int tag, std::uint64_t tally) const {
+  const auto* stream = streams_.find(dest, tag);
+  if (stream == nullptr) return false;
+  const Stream& s = stream->state;
+  if (!s.offered && s.tally == tally) return false;
+  constexpr unsigned kMaxBackoff = 6;  // every 64th send at most
+  return s.fruitless == 0 || s.skipped + 1 >= (1u << std::min(s.fruitless, kMaxBackoff));
+}
+
+void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited) {
+  Stream& s = streams_.touch(dest, tag).state;
+  s.offered = offered;
+  s.tally = tally;
+  if (offered) {
+    s.fruitless = 0;
+    s.skipped = 0;
+  } else if (waited) {
+    ++s.fruitless;
+    s.skipped = 0;
+  } else {
+    ++s.skipped;
+  }
+}
+
+std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
+  if (poisoned_ || source < 0 || tag < 0) return std::nullopt;  // wildcards and PROC_NULL
+  for (const Pending& p : pending_) {
+    const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
+    const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
+    if (source_matches && tag_matches) return std::nullopt;
+  }
+  if (const auto* stream = matched_.find(source, tag)) {
+    if (stream->forgotten) return std::nullopt;  // restarted, too low: never taken
+    return stream->state;
+  }
+  if (matched_.may_have_forgotten(source, tag)) return std::nullopt;  // the same
+  return 0;
+}
+
+ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
+  const Ticket t = next_ticket_++;
+  pending_.push_back({t, source, tag});
+  return t;
+}
+
+void ReceiveLedger::erase(Ticket ticket) {
+  const auto it = std::find_if(pending_.begin(), pending_.end(),
+                               [&](const Pending& p) { return p.ticket == ticket; });
+  if (it != pending_.end()) pending_.erase(it);
+}
+
+void ReceiveLedger::matched(Ticket ticket, int source, int tag) {
+  erase(ticket);
+  matched_now(source, tag);
+}
+
+void ReceiveLedger::unmatched(Ticket ticket) { erase(ticket); }
+
+void ReceiveLedger::lost(Ticket ticket) {
+  erase(ticket);
+  poisoned_ = true;
+}
+
+void ReceiveLedger::matched_now(int source, int tag) {
+  if (source < 0 || tag < 0) {  // MPI_PROC_NULL's status: nothing matched
+    return;
+  }
+  matched_.touch(source, tag).state++;
+}
+
+}  // namespace strider::offers

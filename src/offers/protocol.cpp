@@ -1,0 +1,566 @@
+#include "offers/protocol.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/cuda/gpu_engine.hpp"
+#include "ipc/wire_ipc.hpp"
+#include "offers/comm_ledgers.hpp"
+#include "offers/node_board.hpp"
+#include "runtime/config.hpp"
+#include "runtime/log.hpp"
+#include "transfer/cuda_aware.hpp"
+#include "transfer/direct_object.hpp"
+#include "transfer/engine_choice.hpp"
+#include "transfer/perf_model.hpp"
+#include "transfer/staged.hpp"
+#include "transfer/state.hpp"
+#include "transfer/wire_view.hpp"
+
+namespace strider::offers {
+namespace {
+
+using runtime::LogLevel;
+
+// Offers a process can have open at once (a 3D halo of 8 quantities posts 26 x 8 receives; a
+// slot is about 2 KiB), and the host landing area per slot in host mode (the GPU path lands in
+// device wires instead; 4 MiB of landing per process).
+constexpr int kSlots = 256;
+constexpr std::int64_t kHostLandingBytes = std::int64_t{16} << 10;
+// How long a sender whose receiver has been offering on the stream waits for the next offer
+// before it sends the data through the MPI (claim_offer). A receiver posts its next receive a
+// moment after its last one completed, and with in-place writes that completion does no GPU
+// work, so a ping-pong's sender comes back first. Under what the data path costs a GPU message
+// (a launch + sync on each side).
+constexpr std::chrono::microseconds kOfferWait{20};
+
+struct Protocol {
+  bool naming = false;  // the same on every process of the world: communicators get names
+  bool on = false;      // this process makes and takes offers
+  int world_rank = -1;
+  NodeBoard board;
+  // By world rank: processes whose landing buffers this one cannot map, and those that cannot
+  // map this one's.
+  std::unordered_set<int> unmappable;
+  std::unordered_set<int> declined;
+  // By world rank: receivers whose receive buffers this process could not map (their offers
+  // then land in landing buffers).
+  std::unordered_set<int> no_in_place;
+};
+
+Protocol& protocol() {
+  static Protocol* p = new Protocol;  // outlives static destruction at exit
+  return *p;
+}
+
+// The communicator's state where offers are on for it (alive for the call: the communicator
+// is); shared_ledgers for what outlives the call.
+CommLedgers* ledgers(MPI_Comm comm) {
+  if (!protocol().on) return nullptr;
+  const auto* found = ledgers_of(comm);
+  return found ? found->get() : nullptr;
+}
+
+std::shared_ptr<CommLedgers> shared_ledgers(MPI_Comm comm) {
+  if (!protocol().on) return nullptr;
+  const auto* found = ledgers_of(comm);
+  return found ? *found : nullptr;
+}
+
+// A peer of this node other than this process (by world rank; -1 for anything else).
+int peer_node_rank(int world_rank) {
+  Protocol& p = protocol();
+  if (world_rank == p.world_rank) return -1;
+  return p.board.node_rank(world_rank);
+}
+
+// Whether rank `rank` of the communicator is a peer of this node: only their streams can have
+// offers, so only theirs are counted (the ledgers stay as small as the node's traffic).
+bool counted(const CommLedgers& l, int rank) { return peer_node_rank(l.world_rank(rank)) >= 0; }
+
+Slots my_slots() {
+  const NodeBoard& board = protocol().board;
+  return board.slots(board.my_node_rank());
+}
+
+// The landing buffer a claim names, mapped for this process (a device landing is pinned until
+// release_landing). Null where it cannot be mapped: no CUDA IPC between the two processes
+// (containers, GPUs without peer access); the receiver `receiver` (world rank) is then left out
+// of offers, with one line in the log.
+std::byte* map_landing(int node, int receiver, const Claim& claim) {
+  Protocol& p = protocol();
+  if (claim.terms.landing == Landing::Board) return p.board.landing(node, claim.index_in_board);
+  ipc::WireHandle handle;
+  handle.bytes = claim.terms.handle;
+  std::string why;
+  std::byte* mapped = ipc::import_wire(handle, static_cast<std::size_t>(claim.terms.capacity),
+                                       engine::cuda::current_device(), why);
+  if (mapped == nullptr) {
+    p.unmappable.insert(receiver);
+    runtime::log(LogLevel::Info,
+                 "same-node offers to world rank %d off (its messages go by the MPI): %s", receiver,
+                 why.c_str());
+  }
+  return mapped;
+}
+
+void release_landing(const Claim& claim, std::byte* mapped) {
+  if (claim.terms.landing == Landing::Device) ipc::unpin_wire(mapped);
+}
+
+// How the GPU engine sees a landing buffer: the board's host memory, or a device wire on
+// `device`.
+runtime::BufferView landing_view(Landing landing, std::byte* data, int device) {
+  return landing == Landing::Board
+             ? transfer::wire_view(ipc::WireMemory::Host, data, -1, transfer::Method::Host)
+             : transfer::wire_view(ipc::WireMemory::Device, data, device, transfer::Method::Device);
+}
+
+// Packs the object into the mapped landing buffer; MPI error code.
+int fill_landing(const transfer::Object& object, MPI_Comm comm, const Claim& claim,
+                 std::byte* mapped) {
+  const auto view = landing_view(claim.terms.landing, mapped, engine::cuda::current_device());
+  return transfer::pack_object(object, mapped, view, transfer::HostPacking::Strider, comm);
+}
+
+// Whether the performance model prefers an offer to the method this side would use otherwise
+// (model/cost_model.hpp). Host mode and types without a plan: always.
+bool offer_pays(const transfer::Object& object, bool receive, transfer::Method method) {
+  if (!object.gpu || !object.plan->supported) return true;
+  const model::ObjectShape shape = model::object_shape(object.plan->shape, object.count);
+  return transfer::perf_model().offer_wins(shape, transfer::mpi_cuda_aware(), receive, method);
+}
+
+// Whether this process can write the landing buffer of `terms` from `object`.
+bool can_fill(const transfer::Object& object, const Terms& terms) {
+  if (terms.landing == Landing::Board) return true;
+  return object.gpu && engine::cuda::current_device() >= 0;
+}
+
+// A stream's bucket in the receivers' offer tallies (NodeBoard::count_offer).
+std::uint64_t stream_hash(std::uint64_t comm, int tag) {
+  return comm * 0x9e3779b97f4a7c15ull ^ static_cast<std::uint32_t>(tag);
+}
+
+// The sender's claim on the offer for `message` from the receiver at node rank `node`, if it
+// made one. Where the receiver has been offering on the stream and no offer is there yet, waits
+// up to kOfferWait for it (less often after waits that found nothing: SendLedger).
+std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
+                                 SendLedger& sends, int dest) {
+  const NodeBoard& board = protocol().board;
+  Slots slots = board.slots(node);
+  const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
+  bool offered = false;
+  auto claim = slots.take(message, bytes, offered);
+  const bool wait = !claim && !offered && sends.expects_offer(dest, message.tag, tally);
+  if (wait) {
+    const auto until = std::chrono::steady_clock::now() + kOfferWait;
+    while (!claim && !offered && std::chrono::steady_clock::now() < until) {
+      claim = slots.take(message, bytes, offered);
+    }
+  }
+  sends.note_offer(dest, message.tag, offered, tally, wait);
+  return claim;
+}
+
+// The receive buffer itself in the terms where its sender may write it in place (direct
+// layout.hpp): device memory CUDA IPC exports, in few enough segments, and nothing the
+// application queued on the default stream still pending (the sender's kernel is not ordered
+// after it).
+void offer_in_place(const transfer::Object& object, int device, Terms& terms) {
+  if (!runtime::config().same_node_direct || !transfer::gpu_engine_serves(*object.plan)) return;
+  transfer::CallExports exports;
+  transfer::AllocationBases bases{};
+  std::string why;
+  if (!transfer::describe_in_place(object, exports, terms.layout, bases, why)) {
+    runtime::log(LogLevel::Debug, "same-node receive not offered in place: %s", why.c_str());
+    return;
+  }
+  if (!engine::cuda::default_stream_idle(device)) return;
+  terms.in_place = 1;
+  terms.gpu = engine::cuda::device_fingerprint(device);
+}
+
+enum class InPlace { No, Written, Failed };
+
+// Writes the object straight into the receive buffer the terms describe, in the receiver's
+// layout (one kernel, no landing buffer), where it may and pays: a message of exactly the
+// receive's capacity, a GPU object the engine serves, blocks large enough for the link across
+// GPUs, and not too many tiny blocks (ipc::DirectPolicy). No: use the landing buffer instead
+// (nothing written); Failed: `rc` says why.
+InPlace write_in_place(const transfer::Object& object, MPI_Comm comm, int receiver,
+                       const Terms& terms, int& rc) {
+  Protocol& p = protocol();
+  const int device =
+      object.view.info.device >= 0 ? object.view.info.device : engine::cuda::current_device();
+  if (!terms.in_place || object.bytes() != terms.capacity || !object.gpu || device < 0 ||
+      !transfer::gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity) ||
+      p.no_in_place.count(receiver) != 0) {
+    return InPlace::No;
+  }
+  for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
+    // Past the mappings' cache bound it would be mapped anew for every message.
+    if (terms.layout.allocation[a].bytes > static_cast<std::int64_t>(ipc::kMaxImportBytes)) {
+      return InPlace::No;
+    }
+  }
+  const std::int64_t smallest =
+      std::min(ipc::smallest_block(terms.layout),
+               ipc::smallest_block(object.plan->form, object.plan->bounds.extent, object.count));
+  if (smallest <= 0 || (terms.gpu != engine::cuda::device_fingerprint(device) &&
+                        smallest < ipc::min_block_across_gpus())) {
+    return InPlace::No;
+  }
+  if (smallest < ipc::DirectPolicy::kTinyBlock &&
+      terms.capacity / smallest > ipc::DirectPolicy::kMaxTinyBlocksInPlace) {
+    return InPlace::No;
+  }
+  transfer::AllocationBases bases{};
+  std::vector<const std::byte*> pinned;
+  std::string why;
+  for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
+    const ipc::SharedAllocation& shared = terms.layout.allocation[a];
+    std::byte* base =
+        ipc::import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
+    if (base == nullptr) {
+      // Opening a handle that fails costs tens of microseconds: not again for this receiver.
+      p.no_in_place.insert(receiver);
+      runtime::log(LogLevel::Info,
+                   "same-node writes in place to world rank %d off (its offers land in landing "
+                   "buffers): %s",
+                   receiver, why.c_str());
+      break;
+    }
+    bases[a] = base;
+    pinned.push_back(base);
+  }
+  InPlace outcome = InPlace::No;
+  if (static_cast<std::int64_t>(pinned.size()) == terms.layout.allocations) {
+    const auto to = transfer::mapped_form_of(terms.layout, bases);
+    const engine::cuda::Layout to_layout{to->form, 0, to->state};
+    const auto to_view =
+        transfer::wire_view(ipc::WireMemory::Device, const_cast<std::byte*>(bases[0]), device,
+                            transfer::Method::Device);
+    const auto done =
+        engine::cuda::copy_layout(object.plan->gpu_layout(), object.count, object.view, to_layout,
+                                  1, to_view, transfer::gpu_policy(), why);
+    if (done == engine::cuda::Outcome::Done) {
+      outcome = InPlace::Written;
+    } else if (done == engine::cuda::Outcome::Failed) {
+      rc = transfer::report_error(comm, "same-node send", why);
+      outcome = InPlace::Failed;
+    }
+  }
+  for (const std::byte* m : pinned) ipc::unpin_wire(m);
+  return outcome;
+}
+
+}  // namespace
+
+void start() {
+  const auto& cfg = runtime::config();
+  Protocol& p = protocol();
+  PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
+  int provided = MPI_THREAD_SINGLE;
+  PMPI_Query_thread(&provided);
+  // Whether to go on is agreed, so that the collectives below (and the naming of every
+  // communicator made later) are made by all processes or none.
+  int wanted = cfg.same_node && provided != MPI_THREAD_MULTIPLE ? 1 : 0, agreed = 0;
+  if (PMPI_Allreduce(&wanted, &agreed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS ||
+      !agreed) {
+    if (cfg.same_node) {
+      runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s",
+                   provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE (send order undefined)"
+                                                   : "STRIDER_SAME_NODE=0 on another process");
+    }
+    return;
+  }
+  // Named from here on, whatever becomes of the board on this node: the naming collectives must
+  // be made by every process or none.
+  name_world();
+  p.naming = true;
+  const bool host_mode = cfg.host_p2p == runtime::HostPath::Pack;
+  std::string why;
+  if (!p.board.create(kSlots, host_mode ? kHostLandingBytes : 0, why)) {
+    runtime::log(LogLevel::Info, "same-node point-to-point offers off: %s", why.c_str());
+    return;
+  }
+  p.on = host_mode || engine::cuda::device_count() > 0;
+}
+
+void stop() {
+  Protocol& p = protocol();
+  p.on = false;
+  p.naming = false;
+  forget_comms();
+  p.board.destroy();
+}
+
+bool active(MPI_Comm comm) { return ledgers(comm) != nullptr; }
+
+void comm_made(MPI_Comm comm) {
+  if (protocol().naming) name_comm(comm);
+}
+
+NumberedSend number_send(MPI_Comm comm, int dest, int tag) {
+  NumberedSend n{nullptr, dest, tag, std::nullopt};
+  if (dest < 0) return n;
+  CommLedgers* l = ledgers(comm);
+  if (!l || !counted(*l, dest)) return n;
+  n.ledgers = l;
+  n.index = l->sends.next(dest, tag);
+  return n;
+}
+
+int NumberedSend::sent(int rc) const {
+  if (rc != MPI_SUCCESS && index) ledgers->sends.poison(dest, tag);
+  return rc;
+}
+
+bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
+          int& rc) {
+  Protocol& p = protocol();
+  CommLedgers* l = ledgers(comm);
+  if (!l || object.oversized) return false;
+  const int receiver = l->world_rank(dest);
+  const int node = peer_node_rank(receiver);
+  if (node < 0 || p.unmappable.count(receiver) != 0) return false;
+  if (!offer_pays(object, false, transfer::method_for(object, false, {comm, dest}))) return false;
+  const auto claim = claim_offer(node, MessageId{l->name, p.world_rank, tag, index}, object.bytes(),
+                                 l->sends, dest);
+  if (!claim) return false;
+  if (!can_fill(object, claim->terms)) {
+    Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
+    return false;
+  }
+  const InPlace written = write_in_place(object, comm, receiver, claim->terms, rc);
+  if (written == InPlace::No) {
+    std::byte* mapped = map_landing(node, receiver, *claim);
+    if (mapped == nullptr) {
+      Slots::decline(*claim);  // as data, and the receiver stops offering to this process
+      return false;
+    }
+    rc = fill_landing(object, comm, *claim, mapped);
+    release_landing(*claim, mapped);
+  }
+  const bool kept = rc == MPI_SUCCESS
+                        ? Slots::fill(*claim, object.bytes(), written == InPlace::Written)
+                        : Slots::fail(*claim);
+  if (!kept) {
+    rc = MPI_SUCCESS;  // withdrawn (its receive was refused): the data goes by the MPI
+    return false;
+  }
+  if (rc == MPI_SUCCESS) transfer::counters().offers_taken++;
+  p.board.sync();  // the outcome is visible before the notice is
+  return true;
+}
+
+void persistent_send(MPI_Comm comm, int dest, int tag) {
+  if (CommLedgers* l = ledgers(comm); l && dest >= 0 && counted(*l, dest)) {
+    l->sends.poison(dest, tag);
+  }
+}
+
+void untracked_cancel() {
+  if (protocol().on) for_each_ledgers([](CommLedgers& l) { l.sends.poison_all(); });
+}
+
+Watch watch(MPI_Comm comm, int source, int tag) {
+  if (source == MPI_PROC_NULL) return Watch{};
+  auto l = shared_ledgers(comm);
+  if (!l) return Watch{};
+  const auto ticket = l->receives.post(source, tag);
+  return Watch(ticket, std::move(l));
+}
+
+void observe(Watch& watch, const MPI_Status& status, int error) {
+  if (watch.ticket == 0) return;
+  const std::uint64_t ticket = std::exchange(watch.ticket, 0);
+  ReceiveLedger& ledger = watch.ledgers->receives;
+  int cancelled = 0;
+  PMPI_Test_cancelled(&status, &cancelled);
+  int error_class = MPI_SUCCESS;
+  if (error != MPI_SUCCESS) PMPI_Error_class(error, &error_class);
+  if (cancelled) {
+    ledger.unmatched(ticket);
+  } else if ((error_class == MPI_SUCCESS || error_class == MPI_ERR_TRUNCATE) &&
+             status.MPI_SOURCE >= 0 && status.MPI_TAG >= 0) {
+    if (counted(*watch.ledgers, status.MPI_SOURCE)) {
+      ledger.matched(ticket, status.MPI_SOURCE, status.MPI_TAG);
+    } else {
+      ledger.unmatched(ticket);  // from off the node: its stream never has offers
+    }
+  } else {
+    ledger.lost(ticket);  // what it matched is unknown: no more offers
+  }
+}
+
+void matched_probe(MPI_Comm comm, const MPI_Status& status) {
+  CommLedgers* l = ledgers(comm);
+  if (l && status.MPI_SOURCE >= 0 && counted(*l, status.MPI_SOURCE)) {
+    l->receives.matched_now(status.MPI_SOURCE, status.MPI_TAG);
+  }
+}
+
+void persistent_receive(MPI_Comm comm) {
+  if (CommLedgers* l = ledgers(comm)) l->receives.poison();
+}
+
+bool plan_offer(transfer::Incoming& in, int source, int tag) {
+  if (source == MPI_PROC_NULL) return false;
+  auto l = shared_ledgers(in.comm);
+  if (!l) return false;
+  Protocol& p = protocol();
+  const int sender = l->world_rank(source);  // -1 for MPI_ANY_SOURCE
+  const auto index = peer_node_rank(sender) >= 0 && in.capacity > 0
+                         ? l->receives.offer_index(source, tag)
+                         : std::nullopt;
+  const auto name = l->name;
+  const auto ticket = l->receives.post(source, tag);
+  OfferedReceive& r = offered(in);
+  r.watch = Watch(ticket, std::move(l));
+  if (!index || p.declined.count(sender) != 0 || !offer_pays(in.object, true, in.method)) {
+    return false;
+  }
+  // Too large for a host landing area: no offer (and a blocking receive stays one).
+  if (!in.object.gpu && in.capacity > p.board.landing_bytes(p.board.my_node_rank())) return false;
+  r.offer.planned = MessageId{name, sender, tag, *index};
+  r.offer.sender = sender;
+  return true;
+}
+
+void publish(transfer::Incoming& in) {
+  if (!in.extras) return;
+  Offer& offer = offered(in).offer;
+  if (!offer.planned) return;
+  Protocol& p = protocol();
+  Terms terms;
+  terms.message = *std::exchange(offer.planned, std::nullopt);
+  terms.capacity = in.capacity;
+  terms.unit = in.object.plan->bounds.size;
+  const int me = p.board.my_node_rank();
+  Offer made;
+  if (in.object.gpu) {
+    const int device = in.object.view.info.device >= 0 ? in.object.view.info.device
+                                                       : engine::cuda::current_device();
+    std::string why;
+    ipc::WireHandle handle;
+    if (device < 0 ||
+        !ipc::acquire_wire(ipc::WireMemory::Device, device, static_cast<std::size_t>(in.capacity),
+                           made.wire, why) ||
+        !ipc::export_wire(made.wire, handle, why)) {
+      // Once at Info (the receives go by the MPI), then at Debug.
+      static bool said = false;
+      runtime::log(std::exchange(said, true) ? LogLevel::Debug : LogLevel::Info,
+                   "no same-node offer for a GPU receive (it goes by the MPI): %s", why.c_str());
+      return;
+    }
+    made.landing = Landing::Device;
+    terms.landing = Landing::Device;
+    terms.handle = handle.bytes;
+    offer_in_place(in.object, device, terms);
+  } else {
+    if (in.capacity > p.board.landing_bytes(me)) return;
+    made.landing = Landing::Board;
+    terms.landing = Landing::Board;
+  }
+  made.slot = p.board.slots(me).open(terms);
+  if (made.slot < 0) return;  // every slot in use: this receive goes without
+  p.board.count_offer(peer_node_rank(offer.sender),
+                      stream_hash(terms.message.comm, terms.message.tag));
+  if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
+  made.sender = offer.sender;
+  offer = std::move(made);
+  transfer::counters().offers_made++;
+}
+
+OfferedReceive& offered(transfer::Incoming& in) {
+  if (!in.extras) in.extras = std::make_unique<OfferedReceive>();
+  return static_cast<OfferedReceive&>(*in.extras);  // only this layer makes a receive's extras
+}
+
+bool OfferedReceive::settle(transfer::Incoming& in, MPI_Status& status, int error, int& rc) {
+  observe(watch, status, error);
+  if (offer.slot < 0) return false;
+  Protocol& p = protocol();
+  p.board.sync();
+  const Outcome outcome = my_slots().settle(std::exchange(offer.slot, -1));
+  if (outcome.phase == Phase::Declined) p.declined.insert(offer.sender);
+  if (outcome.phase == Phase::Retracted || outcome.phase == Phase::Declined) {
+    return false;  // not filled: the bytes came by the MPI
+  }
+  if (outcome.phase != Phase::Filled && outcome.phase != Phase::Written) {
+    rc = transfer::report_error(in.comm, "same-node receive",
+                                "the sender could not write the message");
+    return true;
+  }
+  const std::int64_t unit = in.object.plan->bounds.size;
+  const int full = static_cast<int>(outcome.bytes / unit);
+  rc = MPI_SUCCESS;
+  if (outcome.phase != Phase::Written && full > 0) {  // Written: the sender wrote it in place
+    std::byte* data = offer.landing == Landing::Device ? offer.wire.data() : offer.board;
+    const auto view = landing_view(offer.landing, data, offer.wire.device);
+    rc = transfer::unpack_object(transfer::element_range(in.object, 0, full), data, view,
+                                 transfer::HostPacking::Strider, in.comm);
+  }
+  if (rc == MPI_SUCCESS) rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, outcome.bytes);
+  if (rc == MPI_SUCCESS) {
+    transfer::counters().offers_used++;
+    if (outcome.phase == Phase::Written) transfer::counters().offers_in_place++;
+  }
+  return true;
+}
+
+bool may_cancel(transfer::Incoming& in) {
+  if (!in.extras) return true;
+  const Offer& offer = offered(in).offer;
+  if (offer.slot < 0) return true;
+  return my_slots().retract(offer.slot);
+}
+
+// A watch dropped before its receive completed (the MPI refused the receive): matched nothing.
+void drop(Watch& watch) {
+  if (watch.ticket != 0 && watch.ledgers) watch.ledgers->receives.unmatched(watch.ticket);
+  watch.ticket = 0;
+  watch.ledgers.reset();
+}
+
+Watch& Watch::operator=(Watch&& other) noexcept {
+  if (this != &other) {
+    drop(*this);
+    ticket = std::exchange(other.ticket, 0);
+    ledgers = std::move(other.ledgers);
+  }
+  return *this;
+}
+
+Watch::~Watch() { drop(*this); }
+
+// An offer dropped before its receive completed: one that was only planned (the MPI refused
+// the receive) was never seen by a sender; a published one, dropped only should Strider fail
+// past posting, is withdrawn.
+void withdraw(Offer& offer) {
+  offer.planned.reset();
+  if (offer.slot >= 0 && protocol().on) my_slots().settle(offer.slot);
+  offer.slot = -1;
+}
+
+Offer& Offer::operator=(Offer&& other) noexcept {
+  if (this != &other) {
+    withdraw(*this);
+    slot = std::exchange(other.slot, -1);
+    planned = std::exchange(other.planned, std::nullopt);
+    landing = other.landing;
+    sender = other.sender;
+    wire = std::move(other.wire);
+    board = other.board;
+  }
+  return *this;
+}
+
+Offer::~Offer() { withdraw(*this); }
+
+}  // namespace strider::offers

@@ -1,0 +1,72 @@
+// The offer protocol's hooks in the point-to-point calls (docs/same-node-p2p.md). On the
+// communicators that have an agreed name (comm_ledgers.hpp), between processes of one node, when
+// the board exists and the thread level is below MPI_THREAD_MULTIPLE; everywhere else every hook
+// does nothing and costs a load or a lookup.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "offers/receive_state.hpp"
+#include "transfer/wire.hpp"
+
+namespace strider::offers {
+
+struct CommLedgers;
+
+// MPI_Init (collective over MPI_COMM_WORLD) / MPI_Finalize.
+void start();
+void stop();
+bool active(MPI_Comm comm);
+// A communicator was just made by the same call on each member: names it (collective over it
+// where offers were agreed on at MPI_Init; comm_ledgers.hpp).
+void comm_made(MPI_Comm comm);
+
+// --- sends ---
+// One message as numbered: `index` is nothing when offers cannot be taken for it.
+struct NumberedSend {
+  CommLedgers* ledgers;
+  int dest, tag;
+  std::optional<std::uint64_t> index;
+  // Passes the send's result on; a failed send may or may not have left, so its stream is not
+  // trusted again.
+  int sent(int rc) const;
+};
+// Numbers one message (every send on the communicator, whoever moves it).
+NumberedSend number_send(MPI_Comm comm, int dest, int tag);
+// Takes the receiver's offer for message `index` if there is one, and packs the object into its
+// landing buffer. True when the caller must then send a notice (notice_*) instead of the bytes;
+// `rc` is then the fill's error (the notice is still sent: the receiver waits for it).
+bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
+          int& rc);
+inline const void* notice_buffer() { return nullptr; }
+constexpr int kNoticeCount = 0;
+inline MPI_Datatype notice_type() { return MPI_BYTE; }
+// A persistent send (its starts are not seen) / a cancel of a request that may be a send.
+void persistent_send(MPI_Comm comm, int dest, int tag);
+void untracked_cancel();
+
+// --- receives ---
+// Counts a receive operation being posted (ticket 0 where offers are off).
+Watch watch(MPI_Comm comm, int source, int tag);
+// It completed with `status` and `error`.
+void observe(Watch& watch, const MPI_Status& status, int error);
+// A message matched by MPI_Mprobe / MPI_Improbe.
+void matched_probe(MPI_Comm comm, const MPI_Status& status);
+// A persistent receive on the communicator: no offer is made there again.
+void persistent_receive(MPI_Comm comm);
+
+// Counts a receive Strider finishes and, where certain, plans its offer (into `in`): true when
+// one is planned. Call after prepare_incoming and before the MPI's receive is posted.
+bool plan_offer(transfer::Incoming& in, int source, int tag);
+// Publishes the planned offer. Call only once the MPI has accepted the receive: a notice then
+// always meets that receive, never one posted after a receive the MPI refused.
+void publish(transfer::Incoming& in);
+// (When the receive completes, OfferedReceive::settle, receive_state.hpp, unpacks the data from
+// the landing buffer if it came by the offer and sets the status's count.)
+// MPI_Cancel on the receive: false when its offer was taken (the receive must complete).
+bool may_cancel(transfer::Incoming& in);
+
+}  // namespace strider::offers

@@ -1,0 +1,2 @@
+// The sibling layer the planted violation reaches across to.
+#pragma once
