@@ -3,18 +3,7 @@
 namespace strider::calls {
 
 Claimed::Claimed(int n, const MPI_Request* r) {
-  if (transfer::requests().empty()) return;
-  for (int i = 0; i < n; ++i) {
-    if (r[i] == MPI_REQUEST_NULL) continue;
-    auto op = transfer::requests().take(r[i]);
-    if (!op) continue;
-    if (ops_.empty()) {
-      ops_.resize(static_cast<std::size_t>(n));
-      handles_.resize(static_cast<std::size_t>(n));
-    }
-    ops_[i] = std::move(op);
-    handles_[i] = r[i];
-  }
+  if (transfer::requests().take_all(n, r, ops_)) handles_.assign(r, r + n);
 }
 
 int Claimed::finish(int i, MPI_Status& status, int error) {
@@ -27,8 +16,11 @@ int Claimed::observe_complete(int i, MPI_Status& status) {
 }
 
 Claimed::~Claimed() {
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    if (ops_[i]) transfer::requests().put_back(handles_[i], std::move(ops_[i]));
+  for (const transfer::OperationPtr& op : ops_) {
+    if (op) {
+      transfer::requests().put_back_all(handles_, ops_);
+      return;
+    }
   }
 }
 

@@ -4,7 +4,7 @@
 // when it frees one, so an export never outlives its allocation. import_wire also maps the
 // application's allocations that same-node collectives read in place (memory_export.hpp): those
 // the application may free while a peer still has them mapped; the driver then keeps the
-// memory until the peer's cache closes the mapping (at most 64 mappings and 4 GiB per process).
+// memory until the peer's cache closes the mapping (at most 1024 mappings and 4 GiB per process).
 #pragma once
 
 #include <array>
@@ -16,7 +16,7 @@
 namespace strider::ipc {
 
 // Unpinned mappings kept open at most, by count and by bytes (wire_imports.hpp).
-constexpr std::size_t kMaxImports = 64;
+constexpr std::size_t kMaxImports = 1024;
 constexpr std::size_t kMaxImportBytes = std::size_t{4} << 30;
 
 // The IPC handle of a whole allocation (cudaIpcMemHandle_t's bytes).

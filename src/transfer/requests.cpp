@@ -18,6 +18,25 @@ void Requests::track(MPI_Request request, OperationPtr op) {
 OperationPtr Requests::take(MPI_Request request) {
   if (empty()) return nullptr;
   std::lock_guard lock(mutex_);
+  return take_locked(request);
+}
+
+bool Requests::take_all(int n, const MPI_Request* requests, std::vector<OperationPtr>& out) {
+  if (empty()) return false;
+  bool any = false;
+  std::lock_guard lock(mutex_);
+  for (int i = 0; i < n; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    OperationPtr op = take_locked(requests[i]);
+    if (!op) continue;
+    if (!any) out.resize(static_cast<std::size_t>(n));
+    out[static_cast<std::size_t>(i)] = std::move(op);
+    any = true;
+  }
+  return any;
+}
+
+OperationPtr Requests::take_locked(MPI_Request request) {
   auto it = ops_.find(request);
   if (it == ops_.end()) return nullptr;
   OperationPtr op = std::move(it->second.front());
@@ -31,6 +50,16 @@ void Requests::put_back(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
   ops_[request].push_front(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
+}
+
+void Requests::put_back_all(const std::vector<MPI_Request>& requests,
+                            std::vector<OperationPtr>& ops) {
+  std::lock_guard lock(mutex_);
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (!ops[i]) continue;
+    ops_[requests[i]].push_front(std::move(ops[i]));
+    size_.fetch_add(1, std::memory_order_release);
+  }
 }
 
 Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {

@@ -28,6 +28,10 @@ class Requests {
   // for a new operation) and put back those whose requests did not complete.
   OperationPtr take(MPI_Request request);  // nullptr when none
   void put_back(MPI_Request request, OperationPtr op);
+  // The same for a completion call's array, under one lock: `out[i]` gets request i's operation
+  // (`out` sized to `n` when any is tracked; false and untouched when none is).
+  bool take_all(int n, const MPI_Request* requests, std::vector<OperationPtr>& out);
+  void put_back_all(const std::vector<MPI_Request>& requests, std::vector<OperationPtr>& ops);
   std::size_t size() const { return size_.load(std::memory_order_relaxed); }
 
   // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
@@ -44,6 +48,8 @@ class Requests {
   bool has_orphans() const { return orphans_size_.load(std::memory_order_acquire) != 0; }
 
  private:
+  OperationPtr take_locked(MPI_Request request);  // mutex_ held
+
   mutable std::mutex mutex_;
   // A list per handle only to lose nothing should an MPI hand out a live handle twice; with
   // operations claimed before the MPI can free their handles, each list holds one.
