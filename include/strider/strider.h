@@ -60,6 +60,7 @@ typedef struct strider_stats {
   uint64_t offers_streams_forgotten; /* streams forgotten to stay within that bound so far (one
                                         used again takes no more offers) */
   uint64_t reductions_on_gpu;        /* of collectives_same_node, reductions computed on the GPUs */
+  uint64_t unpack_waves; /* completion calls whose GPU receives were unpacked by one kernel */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

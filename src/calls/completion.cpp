@@ -11,6 +11,20 @@ int Claimed::finish(int i, MPI_Status& status, int error) {
   return op->complete(status, error);
 }
 
+void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, int mpi_rc) {
+  std::vector<transfer::Incoming*> ins;
+  std::vector<MPI_Status*> statuses;
+  std::vector<int> errors;
+  for (const auto& [i, status] : done) {
+    transfer::Incoming* in = ops_[i]->incoming();
+    if (!in) continue;
+    ins.push_back(in);
+    statuses.push_back(status);
+    errors.push_back(mpi_rc == MPI_ERR_IN_STATUS ? status->MPI_ERROR : mpi_rc);
+  }
+  transfer::unpack_wave(ins, statuses, errors);
+}
+
 int Claimed::observe_complete(int i, MPI_Status& status) {
   return ops_[i]->observe_complete(status);
 }

@@ -7,9 +7,11 @@
 
 #include <mpi.h>
 
+#include <utility>
 #include <vector>
 
 #include "transfer/requests.hpp"
+#include "transfer/wire.hpp"
 
 namespace strider::calls {
 
@@ -43,6 +45,11 @@ class Claimed {
   // so the data is in place when the application sees the flag.
   int observe_complete(int i, MPI_Status& status);
 
+  // The receives among the requests that completed (`done`: request index and its status)
+  // unpacked as one arrival wave where they can be (transfer/wire.hpp unpack_wave); `mpi_rc`
+  // is what the MPI returned.
+  void unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, int mpi_rc);
+
   // Puts back what did not complete (the request is still live).
   ~Claimed();
   Claimed(const Claimed&) = delete;
@@ -73,10 +80,14 @@ int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
   const int mpi_rc = call(st.use, done);
   if (!done) return mpi_rc;
   int rc = mpi_rc;
+  // Only requests the MPI freed completed (MPI_ERR_PENDING ones stay live and tracked).
+  std::vector<std::pair<int, MPI_Status*>> finished;
   for (int i = 0; i < count; ++i) {
-    // Only requests the MPI freed completed (MPI_ERR_PENDING ones stay live and tracked).
-    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
-    finish_in_array(claimed, i, st.use[i], mpi_rc, rc, st.use, count);
+    if (claimed.has(i) && requests_[i] == MPI_REQUEST_NULL) finished.emplace_back(i, &st.use[i]);
+  }
+  claimed.unpack_wave(finished, mpi_rc);
+  for (const auto& [i, status] : finished) {
+    finish_in_array(claimed, i, *status, mpi_rc, rc, st.use, count);
   }
   return error_of(rc, st, count);
 }
@@ -90,10 +101,14 @@ int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI
   const int mpi_rc = call(st.use);
   if (*outcount == MPI_UNDEFINED || *outcount <= 0) return mpi_rc;
   int rc = mpi_rc;
+  std::vector<std::pair<int, MPI_Status*>> done;
   for (int k = 0; k < *outcount; ++k) {
     const int i = indices[k];
-    if (!claimed.has(i) || requests_[i] != MPI_REQUEST_NULL) continue;
-    finish_in_array(claimed, i, st.use[k], mpi_rc, rc, st.use, *outcount);
+    if (claimed.has(i) && requests_[i] == MPI_REQUEST_NULL) done.emplace_back(i, &st.use[k]);
+  }
+  claimed.unpack_wave(done, mpi_rc);
+  for (const auto& [i, status] : done) {
+    finish_in_array(claimed, i, *status, mpi_rc, rc, st.use, *outcount);
   }
   return error_of(rc, st, *outcount);
 }

@@ -24,6 +24,7 @@ class ReceiveOperation final : public transfer::Operation {
   int observe_complete(MPI_Status& status) override;
   bool cancel_at_finalize() const override { return true; }
   bool may_cancel() override;
+  transfer::Incoming* incoming() override { return &in_; }
 
  private:
   transfer::Incoming in_;

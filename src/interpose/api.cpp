@@ -68,6 +68,7 @@ void collect_stats(strider_stats* out) {
   out->offers_streams = streams.held;
   out->offers_streams_forgotten = streams.forgotten;
   out->reductions_on_gpu = c.reductions_on_gpu.load();
+  out->unpack_waves = c.unpack_waves.load();
 }
 
 }  // namespace

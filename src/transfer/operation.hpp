@@ -37,6 +37,10 @@ class Operation {
   // same-node offer was taken says no: its notice is on the way, so it completes normally (a
   // cancel the standard allows to fail).
   virtual bool may_cancel() { return true; }
+
+  // The receive whose wire this operation unpacks at completion, if it is one (arrival waves:
+  // wire.hpp unpack_wave).
+  virtual struct Incoming* incoming() { return nullptr; }
 };
 
 using OperationPtr = std::unique_ptr<Operation>;

@@ -41,6 +41,7 @@ struct Counters {
   std::atomic<std::uint64_t> offers_used{0};
   std::atomic<std::uint64_t> offers_in_place{0};
   std::atomic<std::uint64_t> reductions_on_gpu{0};
+  std::atomic<std::uint64_t> unpack_waves{0};  // completion calls that unpacked 2+ receives at once
 };
 
 Counters& counters();

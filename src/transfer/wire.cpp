@@ -11,6 +11,7 @@
 #include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/engine_choice.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
 #include "transfer/staged.hpp"
@@ -261,6 +262,66 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
     rc = MPI_ERR_TRUNCATE;
   }
   return in.unpack_rc = rc;
+}
+
+namespace {
+
+// Whether `in` completed plainly, as the wave's batch unpacks it: the whole object arrived, with
+// no error, cancel, offer or truncation, into a wire its GPU's kernels reach.
+bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
+  // A bounded receive's hole is closed on the host (pinned wires): not for a device wire.
+  const bool hole_on_device = in.post.hole && in.wire.memory == ipc::WireMemory::Device;
+  if (in.unpacked || error != MPI_SUCCESS || in.extras || hole_on_device || !in.object.gpu ||
+      !in.object.view.device || !gpu_engine_serves(*in.object.plan) ||
+      !traits_of(in.method).kernel_reaches_wire || in.method == Method::Host) {
+    return false;
+  }
+  int cancelled = 0, bytes = 0;
+  PMPI_Test_cancelled(&status, &cancelled);
+  return !cancelled && PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS &&
+         bytes == in.object.bytes() && bytes <= in.capacity;
+}
+
+}  // namespace
+
+void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> statuses,
+                 std::span<const int> errors) {
+  if (!runtime::config().bursts || ins.size() < 2) return;
+  std::vector<engine::cuda::BatchCopy> copies;
+  std::vector<Incoming*> taken;
+  int device = -1;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    Incoming& in = *ins[i];
+    if (!plain_arrival(in, *statuses[i], errors[i])) continue;
+    const int d = in.object.view.info.device;
+    if (device < 0) device = d;
+    if (d != device) continue;  // another GPU's: one by one
+    const runtime::BufferView wire = wire_view(in.wire, in.method);
+    if (!wire.device) continue;
+    // The last byte back before the hole (as unpack_incoming does), once: the hole is gone.
+    if (in.post.hole && in.object.bytes() == in.post.posted) {
+      if (close_hole(in) != MPI_SUCCESS) continue;
+      in.post.hole = false;
+    }
+    const plan::Plan& p = *in.object.plan;
+    copies.push_back({{nullptr, 0, nullptr, in.object.bytes(), wire.device},
+                      {&p.form, p.bounds.extent, &p.gpu, in.object.count, in.object.view.device}});
+    taken.push_back(&in);
+  }
+  if (copies.size() < 2) return;  // one alone goes the usual way
+  std::string error;
+  if (engine::cuda::copy_batch(copies, device, gpu_policy(), error) !=
+      engine::cuda::Outcome::Done) {
+    return;  // nothing marked: each is unpacked alone, and reports its own error
+  }
+  for (Incoming* in : taken) {
+    in->unpacked = true;
+    in->unpack_rc = MPI_SUCCESS;
+    count_method(in->method);
+    counters().recvs_packed++;
+    counters().unpacks_gpu++;
+  }
+  counters().unpack_waves++;
 }
 
 int complete_incoming(Incoming& in, MPI_Status& status, int error) {

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 
@@ -104,6 +105,13 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
 int complete_incoming(Incoming& in, MPI_Status& status, int error);
 // The unpacking part alone, once: for a completion seen before the request is freed.
 int unpack_incoming(Incoming& in, MPI_Status& status, int error);
+// Several receives one completion call saw complete (an arrival wave), each with its status
+// and the MPI's error for it: the plain ones among them (the whole object arrived into a wire
+// the GPU reaches, no offer, no hole, no truncation) are unpacked by one kernel and marked
+// unpacked, so that their complete_incoming only releases. The others are left as they were,
+// for complete_incoming to unpack one by one. STRIDER_BURST=0: nothing is batched.
+void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> statuses,
+                 std::span<const int> errors);
 void release(Incoming& in);
 
 }  // namespace strider::transfer
