@@ -1,5 +1,7 @@
 #include "plan/decode.hpp"
 
+#include <algorithm>
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -45,19 +47,43 @@ struct Budget {
   }
 };
 
+// The contents of a derived type in the classic constructors' order: integer arguments in
+// `ints`, address arguments in `addrs` (64-bit either way). A type made by a large-count
+// constructor (MPI_Type_vector_c, ..., as mpi4py makes them where the MPI has them) reports its
+// count arguments apart (MPI_Type_get_contents_c's large counts); they are put back where the
+// classic constructor has them, so that one decoder reads both.
 class Contents {
  public:
   Contents(MPI_Datatype type, Budget& budget) {
     if (origin_of(type) == Origin::Unknown) throw Unsupported("unreadable datatype envelope");
+#if MPI_VERSION >= 4
+    MPI_Count ni = 0, na = 0, nc = 0, nt = 0;
+    check(PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nt, &combiner), "MPI_Type_get_envelope_c");
+    if (combiner == MPI_COMBINER_NAMED) return;
+    charge_large(budget, ni, na, nc, nt);
+    std::vector<int> i(static_cast<std::size_t>(ni));
+    std::vector<MPI_Aint> a(static_cast<std::size_t>(na));
+    std::vector<MPI_Count> large(static_cast<std::size_t>(nc));
+    types.resize(static_cast<std::size_t>(nt));
+    check(PMPI_Type_get_contents_c(type, ni, na, nc, nt, i.data(), a.data(), large.data(),
+                                   types.data()),
+          "MPI_Type_get_contents_c");
+    ints.assign(i.begin(), i.end());
+    addrs.assign(a.begin(), a.end());
+    if (nc > 0) put_back_large_counts(large);
+#else
     int ni = 0, na = 0, nt = 0;
     check(PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner), "MPI_Type_get_envelope");
     if (combiner == MPI_COMBINER_NAMED) return;
     budget.charge(combiner, ni, na, nt);
-    ints.resize(ni);
-    addrs.resize(na);
-    types.resize(nt);
-    check(PMPI_Type_get_contents(type, ni, na, nt, ints.data(), addrs.data(), types.data()),
+    std::vector<int> i(static_cast<std::size_t>(ni));
+    std::vector<MPI_Aint> a(static_cast<std::size_t>(na));
+    types.resize(static_cast<std::size_t>(nt));
+    check(PMPI_Type_get_contents(type, ni, na, nt, i.data(), a.data(), types.data()),
           "MPI_Type_get_contents");
+    ints.assign(i.begin(), i.end());
+    addrs.assign(a.begin(), a.end());
+#endif
   }
   ~Contents() {
     for (MPI_Datatype& t : types) {
@@ -68,8 +94,8 @@ class Contents {
   Contents& operator=(const Contents&) = delete;
 
   int combiner = MPI_COMBINER_NAMED;
-  std::vector<int> ints;
-  std::vector<MPI_Aint> addrs;
+  std::vector<std::int64_t> ints;
+  std::vector<std::int64_t> addrs;
   std::vector<MPI_Datatype> types;
 
   std::vector<std::int64_t> int_range(std::size_t first, std::size_t n) const {
@@ -79,6 +105,90 @@ class Contents {
   std::vector<std::int64_t> addr_range(std::size_t first, std::size_t n) const {
     if (first + n > addrs.size()) throw Unsupported("malformed datatype contents");
     return {addrs.begin() + first, addrs.begin() + first + n};
+  }
+
+ private:
+#if MPI_VERSION >= 4
+  // The budget charged as for the classic constructor's envelope, before anything is copied.
+  void charge_large(Budget& budget, MPI_Count ni, MPI_Count na, MPI_Count nc, MPI_Count nt) const {
+    MPI_Count i = ni, a = na;
+    if (nc > 0) {
+      switch (combiner) {
+        case MPI_COMBINER_HINDEXED:
+        case MPI_COMBINER_STRUCT:  // 1 + 2n large counts: count, n blocklengths, n displacements
+          i = 1 + (nc - 1) / 2;
+          a = (nc - 1) / 2;
+          break;
+        case MPI_COMBINER_HINDEXED_BLOCK:  // count, blocklength, n displacements
+          i = 2;
+          a = nc - 2;
+          break;
+        default:
+          i = ni + nc;
+          break;
+      }
+    }
+    const auto fit = [](MPI_Count v) {
+      if (v > INT_MAX) throw Unsupported("more block-list entries than an int holds");
+      return static_cast<int>(v);
+    };
+    budget.charge(combiner, fit(i), fit(a), fit(nt));
+  }
+#endif
+
+  // The large-count constructors' arguments (MPI 4.1, 5.1.13): every count, blocklength,
+  // displacement, stride, size and bound is a large count, in the order of the constructor's
+  // arguments; ndims, order, rank, distributions, dargs and psizes stay integers.
+  void put_back_large_counts(const std::vector<MPI_Count>& large) {
+    const std::vector<std::int64_t> c(large.begin(), large.end());
+    const auto first = [&](std::size_t n) {
+      if (n > c.size()) throw Unsupported("malformed datatype contents");
+      return std::vector<std::int64_t>(c.begin(), c.begin() + static_cast<std::ptrdiff_t>(n));
+    };
+    const auto rest = [&](std::size_t from) {
+      if (from > c.size()) throw Unsupported("malformed datatype contents");
+      return std::vector<std::int64_t>(c.begin() + static_cast<std::ptrdiff_t>(from), c.end());
+    };
+    const std::size_t n = c.empty() ? 0 : static_cast<std::size_t>(std::max<std::int64_t>(0, c[0]));
+    switch (combiner) {
+      case MPI_COMBINER_CONTIGUOUS:
+      case MPI_COMBINER_VECTOR:
+      case MPI_COMBINER_INDEXED:        // count, blocklengths, displacements
+      case MPI_COMBINER_INDEXED_BLOCK:  // count, blocklength, displacements
+        ints = c;
+        break;
+      case MPI_COMBINER_HVECTOR:  // count, blocklength | stride
+        ints = first(2);
+        addrs = rest(2);
+        break;
+      case MPI_COMBINER_HINDEXED:  // count, blocklengths | displacements
+      case MPI_COMBINER_STRUCT:
+        ints = first(1 + n);
+        addrs = rest(1 + n);
+        break;
+      case MPI_COMBINER_HINDEXED_BLOCK:  // count, blocklength | displacements
+        ints = first(2);
+        addrs = rest(2);
+        break;
+      case MPI_COMBINER_RESIZED:  // lb, extent
+        addrs = c;
+        break;
+      case MPI_COMBINER_SUBARRAY: {  // ints: ndims, order; large: sizes, subsizes, starts
+        if (ints.size() != 2) throw Unsupported("malformed datatype contents");
+        const std::int64_t order = ints[1];
+        ints.resize(1);
+        ints.insert(ints.end(), c.begin(), c.end());
+        ints.push_back(order);
+        break;
+      }
+      case MPI_COMBINER_DARRAY: {  // ints: size, rank, ndims, ...; large: gsizes
+        if (ints.size() < 3) throw Unsupported("malformed datatype contents");
+        ints.insert(ints.begin() + 3, c.begin(), c.end());
+        break;
+      }
+      default:
+        throw Unsupported("combiner " + std::to_string(combiner) + " with large counts");
+    }
   }
 };
 
@@ -214,12 +324,11 @@ Origin origin_of(MPI_Datatype type) {
   int combiner = MPI_COMBINER_NAMED;
 #if MPI_VERSION >= 4
   // Large-count types make the classic query fail (fatally, under the default handler); the _c
-  // query reads every type.
+  // query reads every type, and Contents decodes the large counts too.
   MPI_Count ni = 0, na = 0, nc = 0, nt = 0;
   if (PMPI_Type_get_envelope_c(type, &ni, &na, &nc, &nt, &combiner) != MPI_SUCCESS) {
     return Origin::Unknown;
   }
-  if (nc > 0) return Origin::Unknown;
 #else
   int ni = 0, na = 0, nt = 0;
   if (PMPI_Type_get_envelope(type, &ni, &na, &nt, &combiner) != MPI_SUCCESS) {

@@ -205,8 +205,9 @@ TEST(Decoding, TypesOverF90TypesAreServed) {
 }
 
 #if MPI_VERSION >= 4
-// MPI-4 large-count constructors: not decoded, so left to the MPI, which packs them.
-TEST(Decoding, LargeCountTypesGoToTheMpi) {
+// MPI-4 large-count constructors (as mpi4py builds its types): decoded like the classic ones, so
+// Strider's own engine packs them, byte for byte as the MPI does.
+TEST(Decoding, LargeCountTypesArePackedByStrider) {
   MPI_Datatype t;
   ASSERT_EQ(MPI_Type_vector_c(4, 2, 3, MPI_INT, &t), MPI_SUCCESS);
   ASSERT_EQ(MPI_Type_commit(&t), MPI_SUCCESS);
@@ -219,7 +220,8 @@ TEST(Decoding, LargeCountTypesGoToTheMpi) {
   PMPI_Pack(data.data(), 1, t, theirs.data(), 64, &p2, MPI_COMM_WORLD);
   EXPECT_EQ(p1, p2);
   EXPECT_EQ(ours, theirs);
-  EXPECT_EQ(stats().packs_forwarded, before.packs_forwarded + 1);
+  EXPECT_EQ(stats().packs_host, before.packs_host + 1);
+  EXPECT_EQ(stats().packs_forwarded, before.packs_forwarded);
   MPI_Type_free(&t);
 }
 #endif

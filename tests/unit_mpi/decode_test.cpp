@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "plan/plan.hpp"
@@ -156,6 +157,81 @@ bool wins(const std::string& text) {
   if (!typespec::is_named(t)) MPI_Type_free(&t);
   return w;
 }
+
+#if MPI_VERSION >= 4
+// A type built by a large-count constructor (as mpi4py builds them) plans to the same canonical
+// form as the classic construction of the same type.
+canon::CanonicalForm form_of_type(MPI_Datatype t) {
+  MPI_Type_commit(&t);
+  auto plan = plan::build_plan(t);
+  MPI_Type_free(&t);
+  EXPECT_TRUE(plan->supported) << plan->reason;
+  return plan->form;
+}
+
+TEST(Decode, LargeCountConstructorsDecodeAsTheClassicOnes) {
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  MPI_Type_contiguous_c(5, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("contiguous(5,int)"));
+  MPI_Type_vector_c(3, 2, 7, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("vector(3,2,7,int)"));
+  MPI_Type_create_hvector_c(3, 2, 40, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("hvector(3,2,40,int)"));
+  const MPI_Count bl[3] = {1, 2, 3}, di[3] = {0, 5, 11}, hd[3] = {0, 40, 96};
+  MPI_Type_indexed_c(3, bl, di, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("indexed([1,2,3],[0,5,11],int)"));
+  MPI_Type_create_hindexed_c(3, bl, hd, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("hindexed([1,2,3],[0,40,96],int)"));
+  MPI_Type_create_indexed_block_c(3, 2, di, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("indexed_block(2,[0,5,11],int)"));
+  MPI_Type_create_hindexed_block_c(3, 2, hd, MPI_INT, &t);
+  EXPECT_EQ(form_of_type(t), form_of("hindexed_block(2,[0,40,96],int)"));
+  MPI_Datatype members[3] = {MPI_INT, MPI_DOUBLE, MPI_SHORT};
+  MPI_Type_create_struct_c(3, bl, hd, members, &t);
+  EXPECT_EQ(form_of_type(t), form_of("struct([1,2,3],[0,40,96],[int,double,short])"));
+  const MPI_Count sizes[3] = {10, 12, 7}, subsizes[3] = {3, 4, 5}, starts[3] = {1, 2, 0};
+  MPI_Type_create_subarray_c(3, sizes, subsizes, starts, MPI_ORDER_C, MPI_DOUBLE, &t);
+  EXPECT_EQ(form_of_type(t), form_of("subarray(C,[10,12,7],[3,4,5],[1,2,0],double)"));
+  MPI_Type_create_subarray_c(3, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_DOUBLE, &t);
+  EXPECT_EQ(form_of_type(t), form_of("subarray(F,[10,12,7],[3,4,5],[1,2,0],double)"));
+  const MPI_Count gsizes[2] = {8, 6};
+  const int distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+  const int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 1};
+  MPI_Type_create_darray_c(2, 1, 2, gsizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT,
+                           &t);
+  MPI_Datatype classic = MPI_DATATYPE_NULL;
+  const int igsizes[2] = {8, 6};
+  MPI_Type_create_darray(2, 1, 2, igsizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN, MPI_INT,
+                         &classic);
+  EXPECT_EQ(form_of_type(t), form_of_type(classic));
+  MPI_Datatype vec = MPI_DATATYPE_NULL;
+  MPI_Type_vector_c(3, 1, 2, MPI_INT, &vec);
+  MPI_Type_create_resized_c(vec, -8, 40, &t);
+  MPI_Type_free(&vec);
+  MPI_Type_commit(&t);
+  auto plan = plan::build_plan(t);
+  MPI_Type_free(&t);
+  ASSERT_TRUE(plan->supported) << plan->reason;
+  EXPECT_EQ(plan->bounds.lb, -8);
+  EXPECT_EQ(plan->bounds.extent, 40);
+  EXPECT_EQ(plan->form, form_of("resized(-8,40,vector(3,1,2,int))"));
+}
+
+// Nested large-count types, and a count past INT_MAX in the type (never packed whole here).
+TEST(Decode, NestedLargeCountTypes) {
+  MPI_Datatype inner = MPI_DATATYPE_NULL, t = MPI_DATATYPE_NULL;
+  MPI_Type_vector_c(4, 1, 3, MPI_FLOAT, &inner);
+  MPI_Type_create_hvector_c(5, 2, 100, inner, &t);
+  MPI_Type_free(&inner);
+  EXPECT_EQ(form_of_type(t), form_of("hvector(5,2,100,vector(4,1,3,float))"));
+  MPI_Type_contiguous_c(std::int64_t{3} << 30, MPI_BYTE, &t);
+  MPI_Type_commit(&t);
+  auto plan = plan::build_plan(t);
+  MPI_Type_free(&t);
+  EXPECT_TRUE(plan->supported) << plan->reason;
+  EXPECT_EQ(plan->bounds.size, std::int64_t{3} << 30);
+}
+#endif
 
 TEST(HostPolicy, FollowsTheMeasuredBlockSizes) {
   EXPECT_TRUE(wins("vector(1024,1,512,byte)"));

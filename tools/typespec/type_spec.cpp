@@ -4,9 +4,24 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 namespace strider::typespec {
+
+bool large_count_constructors() {
+#if MPI_VERSION >= 4
+  static const bool on = [] {
+    const char* v = std::getenv("STRIDER_TEST_LARGE_COUNT");
+    return v != nullptr && std::string_view(v) == "1";
+  }();
+  return on;
+#else
+  return false;
+#endif
+}
+
 namespace {
 
 struct Keyword {
@@ -347,6 +362,10 @@ std::vector<int> ints_of(const std::vector<int64_t>& v, const char* what) {
   return out;
 }
 
+#if MPI_VERSION >= 4
+std::vector<MPI_Count> counts_of(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
+#endif
+
 std::vector<MPI_Aint> aints_of(const std::vector<int64_t>& v) {
   std::vector<MPI_Aint> out;
   out.reserve(std::max<size_t>(1, v.size()));
@@ -368,6 +387,87 @@ void same_length(const std::vector<int64_t>& a, const std::vector<int64_t>& b, c
   }
 }
 
+#if MPI_VERSION >= 4
+// The same type through the large-count constructors (MPI_Type_vector_c, ...), as mpi4py builds
+// its types where the MPI has them: every count, blocklength, displacement, stride, size and
+// bound an MPI_Count. `c` is the built child.
+MPI_Datatype build_large(const Spec& s, MPI_Datatype c) {
+  MPI_Datatype out = MPI_DATATYPE_NULL;
+  const auto& p = s.params;
+  const auto order = [](int64_t v) { return v == kOrderFortran ? MPI_ORDER_FORTRAN : MPI_ORDER_C; };
+  switch (s.kind) {
+    case Kind::kContiguous:
+      check(MPI_Type_contiguous_c(p[0], c, &out), "MPI_Type_contiguous_c");
+      break;
+    case Kind::kVector:
+      check(MPI_Type_vector_c(p[0], p[1], p[2], c, &out), "MPI_Type_vector_c");
+      break;
+    case Kind::kHvector:
+      check(MPI_Type_create_hvector_c(p[0], p[1], p[2], c, &out), "MPI_Type_create_hvector_c");
+      break;
+    case Kind::kIndexed: {
+      auto bl = counts_of(s.lists[0]);
+      auto disp = counts_of(s.lists[1]);
+      check(MPI_Type_indexed_c(static_cast<MPI_Count>(bl.size()), bl.data(), disp.data(), c, &out),
+            "MPI_Type_indexed_c");
+      break;
+    }
+    case Kind::kHindexed: {
+      auto bl = counts_of(s.lists[0]);
+      auto disp = counts_of(s.lists[1]);
+      check(MPI_Type_create_hindexed_c(static_cast<MPI_Count>(bl.size()), bl.data(), disp.data(), c,
+                                       &out),
+            "MPI_Type_create_hindexed_c");
+      break;
+    }
+    case Kind::kIndexedBlock:
+    case Kind::kHindexedBlock: {  // the same signature: displacements in elements or bytes
+      const bool bytes = s.kind == Kind::kHindexedBlock;
+      auto disp = counts_of(s.lists[0]);
+      check((bytes ? MPI_Type_create_hindexed_block_c : MPI_Type_create_indexed_block_c)(
+                static_cast<MPI_Count>(disp.size()), p[0], disp.data(), c, &out),
+            bytes ? "MPI_Type_create_hindexed_block_c" : "MPI_Type_create_indexed_block_c");
+      break;
+    }
+    case Kind::kSubarray: {
+      auto sizes = counts_of(s.lists[0]);
+      auto subsizes = counts_of(s.lists[1]);
+      auto starts = counts_of(s.lists[2]);
+      check(MPI_Type_create_subarray_c(static_cast<int>(sizes.size()), sizes.data(),
+                                       subsizes.data(), starts.data(), order(p[0]), c, &out),
+            "MPI_Type_create_subarray_c");
+      break;
+    }
+    case Kind::kDarray: {
+      auto gsizes = counts_of(s.lists[0]);
+      auto psizes = ints_of(s.lists[3], "psize");
+      std::vector<int> distribs, dargs;
+      for (size_t i = 0; i < gsizes.size(); ++i) {
+        const int64_t d = s.lists[1][i];
+        distribs.push_back(d == kDistribBlock    ? MPI_DISTRIBUTE_BLOCK
+                           : d == kDistribCyclic ? MPI_DISTRIBUTE_CYCLIC
+                                                 : MPI_DISTRIBUTE_NONE);
+        const int64_t a = s.lists[2][i];
+        dargs.push_back(a == kDefaultDarg ? MPI_DISTRIBUTE_DFLT_DARG : to_int(a, "darg"));
+      }
+      check(MPI_Type_create_darray_c(
+                to_int(p[0], "size"), to_int(p[1], "rank"), static_cast<int>(gsizes.size()),
+                gsizes.data(), distribs.data(), dargs.data(), psizes.data(), order(p[2]), c, &out),
+            "MPI_Type_create_darray_c");
+      break;
+    }
+    case Kind::kResized:
+      check(MPI_Type_create_resized_c(c, p[0], p[1], &out), "MPI_Type_create_resized_c");
+      break;
+    case Kind::kDup:  // built by build_rec
+    case Kind::kNamed:
+    case Kind::kStruct:
+      break;
+  }
+  return out;
+}
+#endif
+
 Owned build_rec(const Spec& s) {
   if (s.kind == Kind::kNamed) {
     MPI_Datatype t;
@@ -388,6 +488,16 @@ Owned build_rec(const Spec& s) {
         members.push_back(build_rec(c));
         types.push_back(members.back().get());
       }
+#if MPI_VERSION >= 4
+      if (large_count_constructors()) {
+        auto bl = counts_of(s.lists[0]);
+        auto disp = counts_of(s.lists[1]);
+        check(MPI_Type_create_struct_c(static_cast<MPI_Count>(bl.size()), bl.data(), disp.data(),
+                                       types.data(), &out),
+              "MPI_Type_create_struct_c");
+        return Owned(out);
+      }
+#endif
       auto bl = ints_of(s.lists[0], "blocklength");
       auto disp = aints_of(s.lists[1]);
       check(MPI_Type_create_struct(static_cast<int>(bl.size()), bl.data(), disp.data(),
@@ -434,6 +544,13 @@ Owned build_rec(const Spec& s) {
   Owned child = build_rec(s.children[0]);
   MPI_Datatype c = child.get();
   const auto& p = s.params;
+  if (s.kind == Kind::kDup) {
+    check(MPI_Type_dup(c, &out), "MPI_Type_dup");
+    return Owned(out);
+  }
+#if MPI_VERSION >= 4
+  if (large_count_constructors()) return Owned(build_large(s, c));
+#endif
   switch (s.kind) {
     case Kind::kContiguous:
       check(MPI_Type_contiguous(to_int(p[0], "count"), c, &out), "MPI_Type_contiguous");
@@ -519,9 +636,7 @@ Owned build_rec(const Spec& s) {
                                     &out),
             "MPI_Type_create_resized");
       break;
-    case Kind::kDup:
-      check(MPI_Type_dup(c, &out), "MPI_Type_dup");
-      break;
+    case Kind::kDup:  // built above
     case Kind::kNamed:
     case Kind::kStruct:
       break;

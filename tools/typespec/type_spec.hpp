@@ -99,6 +99,11 @@ MPI_Datatype build(const Spec& spec);
 // parse + build.
 MPI_Datatype build_type(std::string_view text);
 
+// Whether build() uses the large-count constructors (MPI_Type_vector_c, ...) instead of the
+// classic ones: on an MPI that has them (MPI 4), where STRIDER_TEST_LARGE_COUNT=1 is set, so
+// that every test built on typespec can run over the types mpi4py makes.
+bool large_count_constructors();
+
 // True for predefined (named) types, which must not be freed.
 bool is_named(MPI_Datatype type);
 
