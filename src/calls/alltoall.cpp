@@ -101,7 +101,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   collective::Varying s{}, d{};
   return collective::execute(
       std::move(call), served, g.inter ? nullptr : &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) {
           return rc;
@@ -138,7 +138,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   // The wire's byte displacements as ints (the -w forms of MPI-3 take int displacements).
   const auto w_args = [&](collective::Call& c, collective::Side& side, collective::WireArgs& wire,
-                          std::vector<int>& displs) {
+                          std::vector<int>& displs) -> int {
     if (const int rc = collective::wire_args(c, side, true, wire)) return rc;
     displs.resize(wire.byte_displacements.size());
     for (std::size_t i = 0; i < displs.size(); ++i) {
@@ -152,7 +152,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
   };
   return collective::execute(
       std::move(call), served, g.inter ? nullptr : &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         if (c.send.converted()) {
           if (const int rc = w_args(c, c.send, c.send_args, c.send_args.displacements)) return rc;
         }

@@ -136,7 +136,7 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
   const collective::SameNodeShape shape = allgather_shape(g, in_place);
   return collective::execute(
       std::move(call), served, g.inter ? nullptr : &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         allgather_own_piece(c, g, in_place);
         return MPI_SUCCESS;
       },
@@ -164,7 +164,7 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   collective::Varying d{};
   return collective::execute(
       std::move(call), served, g.inter ? nullptr : &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         allgather_own_piece(c, g, in_place);
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d);
       },
@@ -202,7 +202,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
   const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
   return collective::execute(
       std::move(call), served, same_node, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         rooted_own_piece(c, g, role, in_place, true);
         return MPI_SUCCESS;
       },
@@ -240,7 +240,7 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
   collective::Varying d{rcounts, displs, rtype};
   return collective::execute(
       std::move(call), served, same_node, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         rooted_own_piece(c, g, role, in_place, true);
         if (role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d);
@@ -278,7 +278,7 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
   const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
   return collective::execute(
       std::move(call), served, same_node, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         rooted_own_piece(c, g, role, in_place, false);
         return MPI_SUCCESS;
       },
@@ -317,7 +317,7 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
   collective::Varying s{scounts, displs, stype};
   return collective::execute(
       std::move(call), served, same_node, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         rooted_own_piece(c, g, role, in_place, false);
         if (role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.send, c.send_args, scounts, displs, stype, s);

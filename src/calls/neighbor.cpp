@@ -99,7 +99,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
   collective::Varying d{};
   return collective::execute(
       std::move(call), served, &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d))
           return rc;
@@ -158,7 +158,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
   collective::Varying s{}, d{};
   return collective::execute(
       std::move(call), served, &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s))
           return rc;
@@ -197,7 +197,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
       std::move(call), served, &shape, request, forward,
-      [&](collective::Call& c) {
+      [&](collective::Call& c) -> int {
         if (c.send.converted()) {
           if (const int rc = collective::wire_args(c, c.send, true, c.send_args)) return rc;
         }

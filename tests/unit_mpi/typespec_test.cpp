@@ -85,13 +85,23 @@ std::vector<int64_t> model_offsets(const ts::Layout& l) {
   return out;
 }
 
+// A datatype handle as an integer: MPI_Type_c2f's MPI_Fint, or under the MPI-5 standard ABI
+// (mpi_abi.h, which has no MPI_Fint) MPI_Type_toint's int.
+#if defined(MPI_ABI_VERSION)
+using FortranHandle = int;
+FortranHandle handle_as_int(MPI_Datatype t) { return MPI_Type_toint(t); }
+#else
+using FortranHandle = MPI_Fint;
+FortranHandle handle_as_int(MPI_Datatype t) { return MPI_Type_c2f(t); }
+#endif
+
 // Slot of a fresh derived type: the index bits of an MPICH handle, which only grow far if
 // handles leak (MPICH also warns about leaked objects at finalize). Open MPI hands out Fortran
 // indices lazily, so there this check is weak.
-MPI_Fint fresh_handle_index() {
+FortranHandle fresh_handle_index() {
   MPI_Datatype t;
   MPI_Type_dup(MPI_INT, &t);
-  MPI_Fint index = MPI_Type_c2f(t) & 0x03ffffff;
+  FortranHandle index = handle_as_int(t) & 0x03ffffff;
   MPI_Type_free(&t);
   return index;
 }
@@ -159,7 +169,7 @@ TEST(TypeSpecParse, SyntaxErrorsReportPosition) {
 }
 
 TEST(TypeSpecBuild, SemanticErrors) {
-  const MPI_Fint handle_index = fresh_handle_index();
+  const FortranHandle handle_index = fresh_handle_index();
   EXPECT_THROW(ts::build_type("indexed([1,2],[0],int)"), std::invalid_argument);
   EXPECT_THROW(ts::build_type("struct([1],[0],[int,int])"), std::invalid_argument);
   EXPECT_THROW(ts::build_type("subarray(C,[4],[1,1],[0],int)"), std::invalid_argument);
@@ -294,7 +304,7 @@ TEST(RandomType, CoversConstructors) {
 
 // Every generated type builds, commits, and matches the model byte for byte.
 void check_random_types(const ts::RandomTypeOptions& opts, uint64_t seed, int count) {
-  const MPI_Fint handle_index = fresh_handle_index();
+  const FortranHandle handle_index = fresh_handle_index();
   std::mt19937_64 rng(seed);
   for (int i = 0; i < count; ++i) {
     std::string text = ts::random_type(rng, opts);
