@@ -45,12 +45,12 @@ bool narrow_integer_arithmetic(const ReduceKind& kind) {
 
 // Whether this call goes to the GPUs, the same on every rank of a correct call: the setting,
 // the placement, the kind and the input's size.
-bool wanted(const SameNodeVerdict& verdict, const ReductionShape& s) {
+bool wanted(const SameNodeVerdict& verdict, const ReductionShape& s,
+            const std::optional<ReduceKind>& kind) {
   if (const auto forced_value = runtime::forced(runtime::config().gpu_reductions)) {
     return *forced_value;
   }
   if (!verdict.one_gpu) return true;
-  const std::optional<ReduceKind> kind = reduce_kind(s.type, s.op);
   return kind &&
          (narrow_integer_arithmetic(*kind) ||
           static_cast<std::int64_t>(engine::cuda::element_bytes(kind->element)) * s.input_count >=
@@ -71,16 +71,16 @@ struct Record {
 // is not GPU memory its kernel can write.
 int reduction_device(const ReductionShape& s) {
   if (s.input == MPI_IN_PLACE) return -1;  // an erroneous call: the MPI's to report
-  transfer::Object in, out;
-  const bool in_gpu = transfer::view_object(s.input, s.input_count, s.type, in) && in.gpu;
   if (s.output_count > 0) {
+    transfer::Object out;
     if (!transfer::view_object(s.output, s.output_count, s.type, out) || !out.gpu ||
         !out.view.device_visible || out.view.info.device < 0) {
       return -1;
     }
     return out.view.info.device;
   }
-  if (!in_gpu) return -1;
+  transfer::Object in;
+  if (!transfer::view_object(s.input, s.input_count, s.type, in) || !in.gpu) return -1;
   return in.view.info.device >= 0 ? in.view.info.device : engine::cuda::current_device();
 }
 
@@ -132,13 +132,14 @@ bool same_node_reduction(MPI_Comm comm, const ReductionShape& s, int& rc) {
     return false;
   }
   const SameNodeVerdict verdict = same_node_verdict(comm, size);
-  if (!verdict.same_node || !wanted(verdict, s)) return false;
+  if (!verdict.same_node) return false;
+  const std::optional<ReduceKind> kind = reduce_kind(s.type, s.op);
+  if (!wanted(verdict, s, kind)) return false;
 
   // Steps 1 and 2.
   std::string why;
   ipc::WireBuffer wire;
   Record mine;
-  const std::optional<ReduceKind> kind = reduce_kind(s.type, s.op);
   const int device = kind && !s.aliased ? reduction_device(s) : -1;
   if (device >= 0) mine = contribute(s, *kind, device, wire, why);
   std::vector<Record> all(static_cast<std::size_t>(size));
