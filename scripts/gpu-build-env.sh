@@ -21,6 +21,15 @@ gpu_build() {
     { tail -40 "$OUT/extras/build-$1.txt"; return 1; }
 }
 
+# gpu_begin NAME: the machine (GPUs, driver, date) into $log (the caller's), then gpu_build NAME
+# and the time it took.
+gpu_begin() {
+  { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } |
+    tee "$log"
+  gpu_build "$1" || return 1
+  echo "== built in $((SECONDS - start)) s" | tee -a "$log"
+}
+
 # gpu_build_before LOG: from .before/ (a `git archive` of the commit to compare with,
 # git-ignored), that tree's libstrider.so alone into $before (build/before-openmpi); a line in
 # LOG says when it was built, or that it was not.
@@ -54,9 +63,9 @@ start_mps() {
   trap 'echo quit | nvidia-cuda-mps-control' EXIT
 }
 
-# run NAME TIMEOUT ENV... -- COMMAND...: two ranks under mpirun, each ENV (NAME=VALUE, such as
-# LD_PRELOAD=...) passed to both with -x; the output's last $run_tail lines (default 40)
-# appended to $log (the caller's).
+# run NAME TIMEOUT ENV... -- COMMAND...: $NP ranks (default two) under mpirun, each ENV
+# (NAME=VALUE, such as LD_PRELOAD=...) passed to all with -x; the output's last $run_tail lines
+# (default 40) appended to $log (the caller's).
 # shellcheck disable=SC2154
 run() {
   local name=$1 limit=$2
@@ -65,6 +74,6 @@ run() {
   while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
   shift
   echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
-  timeout "$limit" mpirun.openmpi --allow-run-as-root -n 2 "${envs[@]}" "$@" 2>&1 |
+  timeout "$limit" mpirun.openmpi --allow-run-as-root -n "${NP:-2}" "${envs[@]}" "$@" 2>&1 |
     tail -"${run_tail:-40}" | tee -a "$log"
 }

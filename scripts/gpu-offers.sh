@@ -8,9 +8,7 @@
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/offers.txt
-{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
-gpu_build all || exit 1
-echo "== built in $((SECONDS - start)) s" | tee -a "$log"
+gpu_begin all || exit 1
 gpu_tests "$log" 300
 ctest --test-dir $build -R "^gpu_p2p_offers_test_device\$" -V 2>&1 | grep -E "offers made|FAILED|Failure" | head -6 | tee -a "$log"
 lib=$build/src/libstrider.so

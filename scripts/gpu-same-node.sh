@@ -8,9 +8,7 @@
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/same-node.txt
-{ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; date -u; } | tee "$log"
-gpu_build all || exit 1
-echo "== built in $((SECONDS - start)) s" | tee -a "$log"
+gpu_begin all || exit 1
 gpu_tests "$log" 240
 # Which path the collective tests took, from Strider's counters.
 for t in gpu_collective_test_device gpu_collective_test_mixed gpu_collective_test_managed gpu_collective_test_async; do

@@ -35,6 +35,10 @@
 //                  buffers, one copy back, one fused unpack kernel; all on one stream, one sync
 //                  before and one after the MPI call. Phases (CUDA events)
 //                  pack/d2h/comm/h2d/unpack.
+//   persistent (vi) form (i) set up once with MPI_Recv_init / MPI_Send_init (all 26*8 each way);
+//                  an exchange is one MPI_Startall of all 416 requests and one MPI_Waitall.
+//   waitany  (vii) form (i) completed by a loop of MPI_Waitany, one piece at a time (a code that
+//                  consumes each piece as it arrives).
 //   floor    (v)   computed: B = halo bytes a rank sends per exchange; pack and unpack each read
 //                  and write B through device memory at the measured device-to-device copy rate,
 //                  B crosses the bus once each way (D2H and H2D of B bytes, measured at that size
@@ -82,7 +86,8 @@ constexpr int kRadius = 3;
 constexpr int kQuantities = 8;
 constexpr int kDirs = 26;
 constexpr int kExchangesPerIter = 3;
-constexpr const char* kAllForms[] = {"isend", "pack", "alltoallw", "expert"};
+constexpr const char* kAllForms[] = {"isend",  "pack",       "alltoallw",
+                                     "expert", "persistent", "waitany"};
 
 struct Options {
   std::vector<int> n;       // per-rank box edges
@@ -101,15 +106,17 @@ void usage(const char* argv0) {
       "3D halo exchange (radius %d, %d quantities of doubles, 26 neighbours, periodic Cartesian\n"
       "communicator over all ranks) on GPU buffers, in the forms isend (Isend/Irecv of subarray\n"
       "types), pack (MPI_Pack + MPI_Neighbor_alltoallv + MPI_Unpack, TEMPI's case), alltoallw\n"
-      "(one MPI_Neighbor_alltoallw) and expert (fused pack kernel + pinned host\n"
-      "MPI_Neighbor_alltoallv + fused unpack), timed interleaved against a computed floor. Run\n"
+      "(one MPI_Neighbor_alltoallw), expert (fused pack kernel + pinned host\n"
+      "MPI_Neighbor_alltoallv + fused unpack), persistent (form isend as Send_init/Recv_init,\n"
+      "Startall + Waitall) and waitany (form isend completed by MPI_Waitany), timed interleaved "
+      "against a computed floor. Run\n"
       "with LD_PRELOAD=libstrider.so on an MPI that is not CUDA-aware.\n"
       "  --n N...        per-rank interior box edges (list: 64,128 or 64 128; default 64 128 256\n"
       "                  unless --global is given)\n"
       "  --global N...   global box edges, split over the ranks as TEMPI does\n"
       "  --iters I       timed iterations of %d exchanges per form and size (default 20)\n"
       "  --warmup W      untimed iterations first (default 3)\n"
-      "  --forms F,...   subset of isend,pack,alltoallw,expert (default all)\n"
+      "  --forms F,...   subset of isend,pack,alltoallw,expert,persistent,waitany (default all)\n"
       "  --memory M      device (default) or host: host arrays, CPU loops for the expert, no CUDA\n"
       "  --csv FILE      CSV output (default halo.csv), written by rank 0\n"
       "Exit status: 0 done (or --memory device without a GPU: nothing measured), 1 a wrong halo\n"
@@ -150,8 +157,10 @@ int parse_args(int argc, char** argv, Options& opt) {
         bool known = false;
         for (const char* k : kAllForms) known = known || f == k;
         if (!known) {
-          std::fprintf(stderr, "--forms: unknown form '%s' (isend,pack,alltoallw,expert)\n",
-                       f.c_str());
+          std::fprintf(
+              stderr,
+              "--forms: unknown form '%s' (isend,pack,alltoallw,expert,persistent,waitany)\n",
+              f.c_str());
           return 2;
         }
         opt.forms.insert(f);
@@ -374,6 +383,9 @@ struct Problem {
   cudaStream_t stream = nullptr;
   cudaEvent_t ev[6] = {};
   unsigned long long* bad = nullptr;
+  // persistent form: receives first, then sends, in form (i)'s order, on its own communicator
+  std::vector<MPI_Request> persistent;
+  MPI_Comm persistent_comm = MPI_COMM_NULL;
 };
 
 void setup(Problem& p, MPI_Comm cart, const int dims[3], const int coords[3], int edge, bool global,
@@ -482,6 +494,9 @@ void setup(Problem& p, MPI_Comm cart, const int dims[3], const int coords[3], in
 }
 
 void teardown(Problem& p) {
+  for (MPI_Request& r : p.persistent) MPI_Request_free(&r);
+  p.persistent.clear();
+  if (p.persistent_comm != MPI_COMM_NULL) MPI_Comm_free(&p.persistent_comm);
   for (int k = 0; k < kDirs; ++k) {
     MPI_Type_free(&p.send_t[k]);
     MPI_Type_free(&p.recv_t[k]);
@@ -542,6 +557,27 @@ long long count_wrong(Problem& p) {
 
 // The pack form's counts: pack once, take each slot's bytes, learn the peers' with one
 // MPI_Neighbor_alltoall (so nothing assumes MPI_Pack's byte count).
+// Form (vi)'s requests, created once: form (i)'s receives and sends as persistent requests, on a
+// duplicate of MPI_COMM_WORLD (Strider makes no same-node offers on a communicator that has had
+// a persistent receive: the other forms keep theirs).
+void setup_persistent(Problem& p) {
+  MPI_Comm_dup(MPI_COMM_WORLD, &p.persistent_comm);
+  p.persistent.assign(2 * kDirs * kQuantities, MPI_REQUEST_NULL);
+  int n = 0;
+  for (int k = 0; k < kDirs; ++k) {
+    for (int i = 0; i < kQuantities; ++i) {
+      MPI_Recv_init(p.q[i], 1, p.recv_t[k], p.src[k], k * kQuantities + i, p.persistent_comm,
+                    &p.persistent[n++]);
+    }
+  }
+  for (int k = 0; k < kDirs; ++k) {
+    for (int i = 0; i < kQuantities; ++i) {
+      MPI_Send_init(p.q[i], 1, p.send_t[k], p.dest[k], k * kQuantities + i, p.persistent_comm,
+                    &p.persistent[n++]);
+    }
+  }
+}
+
 void setup_pack(Problem& p) {
   int pos = 0;
   for (int k = 0; k < kDirs; ++k) {
@@ -572,7 +608,8 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
                  std::function<void(Phases&)> f) {
     if (wanted.count(name) != 0) forms.push_back(Form{name, std::move(phases), std::move(f)});
   };
-  add("isend", {}, [&p](Phases&) {
+  // Form (i)'s 416 requests posted; `wait_any`: completed one at a time (form (vii)).
+  const auto post_and_complete = [&p](bool wait_any) {
     MPI_Request req[2 * kDirs * kQuantities];
     int n = 0;
     for (int k = 0; k < kDirs; ++k) {
@@ -586,7 +623,20 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
                   &req[n++]);
       }
     }
-    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    if (!wait_any) {
+      MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+      return;
+    }
+    for (int index = 0; index != MPI_UNDEFINED;) {
+      MPI_Waitany(n, req, &index, MPI_STATUS_IGNORE);
+    }
+  };
+  add("isend", {}, [post_and_complete](Phases&) { post_and_complete(false); });
+  add("waitany", {}, [post_and_complete](Phases&) { post_and_complete(true); });
+  add("persistent", {}, [&p](Phases&) {
+    const int n = static_cast<int>(p.persistent.size());
+    MPI_Startall(n, p.persistent.data());
+    MPI_Waitall(n, p.persistent.data(), MPI_STATUSES_IGNORE);
   });
   add("pack", {"pack", "comm", "unpack"}, [&p](Phases& ph) {
     const double t0 = now_us();
@@ -794,6 +844,7 @@ int main(int argc, char** argv) {
 
     // Verify every form once before timing.
     if (opt.forms.count("pack") != 0) setup_pack(p);
+    if (opt.forms.count("persistent") != 0) setup_persistent(p);
     std::vector<std::string> wrong_forms;
     for (Form& f : forms) {
       fill(p);

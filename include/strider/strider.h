@@ -60,7 +60,10 @@ typedef struct strider_stats {
   uint64_t offers_streams_forgotten; /* streams forgotten to stay within that bound so far (one
                                         used again takes no more offers) */
   uint64_t reductions_on_gpu;        /* of collectives_same_node, reductions computed on the GPUs */
-  uint64_t unpack_waves; /* completion calls whose GPU receives were unpacked by one kernel */
+  uint64_t unpack_waves;      /* completion calls whose GPU receives were unpacked by one kernel */
+  uint64_t pack_waves;        /* MPI_Startall calls whose GPU sends were packed by one kernel */
+  uint64_t persistent_served; /* persistent point-to-point requests Strider moves (GPU buffers,
+                                 or host ones with STRIDER_P2P_HOST=pack) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -2,8 +2,24 @@
 
 namespace strider::calls {
 
-Claimed::Claimed(int n, const MPI_Request* r) {
+Claimed::Claimed(int n, const MPI_Request* r, bool some) {
+  if (some && transfer::requests().single_caller()) {
+    if (transfer::requests().empty()) return;
+    lazy_ = true;
+    handles_.assign(r, r + n);
+    ops_.resize(static_cast<std::size_t>(n));
+    looked_.assign(static_cast<std::size_t>(n), 0);
+    return;
+  }
   if (transfer::requests().take_all(n, r, ops_)) handles_.assign(r, r + n);
+}
+
+bool Claimed::has(int i) {
+  if (lazy_ && !looked_[i]) {
+    looked_[i] = 1;
+    if (handles_[i] != MPI_REQUEST_NULL) ops_[i] = transfer::requests().take(handles_[i]);
+  }
+  return !ops_.empty() && ops_[i] != nullptr;
 }
 
 int Claimed::finish(int i, MPI_Status& status, int error) {
@@ -26,7 +42,7 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
 }
 
 int Claimed::observe_complete(int i, MPI_Status& status) {
-  return ops_[i]->observe_complete(status);
+  return has(i) ? ops_[i]->observe_complete(status) : MPI_SUCCESS;
 }
 
 Claimed::~Claimed() {

@@ -31,12 +31,22 @@ struct Status {
   explicit Status(MPI_Status* caller) : use(caller == MPI_STATUS_IGNORE ? &scratch : caller) {}
 };
 
-// The operations tracked under an array of requests, claimed for one completion call.
+// The operations tracked under an array of requests, claimed for one completion call: all of
+// them before the MPI is called, or, for a call that completes some of them (`some`: Waitany,
+// Testany, Waitsome, Testsome) where only this thread calls the MPI
+// (Requests::single_caller), each when its request is seen complete, so that a loop of such
+// calls over n requests costs O(1) lookups per call instead of O(n).
 class Claimed {
  public:
-  Claimed(int n, const MPI_Request* r);
-  bool any() const { return !ops_.empty(); }
-  bool has(int i) const { return any() && ops_[i] != nullptr; }
+  Claimed(int n, const MPI_Request* r, bool some = false);
+  bool any() const { return lazy_ ? !transfer::requests().empty() : !ops_.empty(); }
+  bool has(int i);
+  // Whether request i, tracked, has finished, the call reporting it complete or not
+  // (`reported`): the MPI freed it, or it is a persistent request's start (which the MPI leaves
+  // live, inactive).
+  bool finished(int i, const MPI_Request* handles, bool reported) {
+    return has(i) && (handles[i] == MPI_REQUEST_NULL || (reported && ops_[i]->persistent()));
+  }
 
   // Request i completed (the MPI freed it): runs its operation's completion.
   int finish(int i, MPI_Status& status, int error);
@@ -57,7 +67,9 @@ class Claimed {
 
  private:
   std::vector<transfer::OperationPtr> ops_;
-  std::vector<MPI_Request> handles_;
+  std::vector<MPI_Request> handles_;  // as they were before the MPI's call
+  std::vector<char> looked_;          // lazy: whether request i's operation was looked up
+  bool lazy_ = false;
 };
 
 // For one request (Wait, Test, -any): its completion, or the MPI's error.
@@ -80,10 +92,11 @@ int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
   const int mpi_rc = call(st.use, done);
   if (!done) return mpi_rc;
   int rc = mpi_rc;
-  // Only requests the MPI freed completed (MPI_ERR_PENDING ones stay live and tracked).
+  // MPI_ERR_PENDING ones did not complete: they stay live and tracked.
   std::vector<std::pair<int, MPI_Status*>> finished;
   for (int i = 0; i < count; ++i) {
-    if (claimed.has(i) && requests_[i] == MPI_REQUEST_NULL) finished.emplace_back(i, &st.use[i]);
+    const bool reported = mpi_rc != MPI_ERR_IN_STATUS || st.use[i].MPI_ERROR != MPI_ERR_PENDING;
+    if (claimed.finished(i, requests_, reported)) finished.emplace_back(i, &st.use[i]);
   }
   claimed.unpack_wave(finished, mpi_rc);
   for (const auto& [i, status] : finished) {
@@ -96,7 +109,7 @@ int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
 template <class Call>
 int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI_Status statuses[],
          Call call) {
-  Claimed claimed(incount, requests_);
+  Claimed claimed(incount, requests_, true);
   Statuses st(statuses, incount);
   const int mpi_rc = call(st.use);
   if (*outcount == MPI_UNDEFINED || *outcount <= 0) return mpi_rc;
@@ -104,7 +117,7 @@ int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI
   std::vector<std::pair<int, MPI_Status*>> done;
   for (int k = 0; k < *outcount; ++k) {
     const int i = indices[k];
-    if (claimed.has(i) && requests_[i] == MPI_REQUEST_NULL) done.emplace_back(i, &st.use[k]);
+    if (claimed.finished(i, requests_, true)) done.emplace_back(i, &st.use[k]);
   }
   claimed.unpack_wave(done, mpi_rc);
   for (const auto& [i, status] : done) {

@@ -1,15 +1,15 @@
 #include "calls/persistent.hpp"
 
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "runtime/memory_kind.hpp"
 #include "transfer/cuda_aware.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 
 namespace strider::calls {
 
 bool refuse_persistent(std::initializer_list<const void*> buffers, bool collective) {
-  const runtime::Config& config = runtime::config();
+  const transfer::Settings& config = transfer::settings();
   if (config.disabled || transfer::mpi_cuda_aware()) return false;
   // Every rank alike, also one whose buffers are all insignificant (a rank outside the root's
   // group of an intercommunicator).

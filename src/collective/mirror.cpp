@@ -6,7 +6,7 @@
 
 #include "collective/batch.hpp"
 #include "engine/cuda/gpu_engine.hpp"
-#include "runtime/config.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 
 namespace strider::collective {
@@ -30,7 +30,8 @@ int copy_span(std::byte* to, const std::byte* from, std::int64_t bytes, bool gpu
 bool Mirror::describe(const void* buffer, int count, MPI_Datatype type, bool input, bool output) {
   if (count <= 0 || buffer == MPI_IN_PLACE) return false;
   if (!transfer::view_object(buffer, count, type, object_)) return false;
-  if (!object_.gpu && runtime::config().host_collectives != runtime::HostPath::Pack) return false;
+  if (!object_.gpu && transfer::settings().host_collectives != runtime::HostPath::Pack)
+    return false;
   const transfer::ByteRange span = transfer::span_of(object_.plan->bounds, count);
   lo_ = span.lo;
   bytes_ = span.hi - span.lo;

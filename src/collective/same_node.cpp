@@ -10,10 +10,10 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "ipc/wire_ipc.hpp"
 #include "runtime/attribute_key.hpp"
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "runtime/node_comm.hpp"
 #include "transfer/direct_object.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
@@ -45,7 +45,7 @@ SameNodeVerdict same_node_verdict(MPI_Comm comm, int size) {
   if (PMPI_Comm_get_attr(comm, key, &value, &found) == MPI_SUCCESS && found) {
     return *static_cast<SameNodeVerdict*>(value);
   }
-  const bool gpu = runtime::config().same_node && engine::cuda::device_count() > 0;
+  const bool gpu = transfer::settings().same_node && engine::cuda::device_count() > 0;
   // MIN over {same node, GPU fingerprint, its complement}: all on one node, and the smallest
   // and (complemented) largest fingerprint, equal when every rank has the same GPU.
   std::uint64_t mine[3] = {gpu ? 1u : 0u, 0, 0};
@@ -122,7 +122,7 @@ bool movable(const Side& side) { return side.bytes() == 0 || (side.gpu() && side
 // this rank's `bases` of its allocations).
 bool read_in_place(const Piece& piece, bool one_gpu, transfer::CallExports& exports,
                    ipc::DirectLayout& layout, transfer::AllocationBases& bases, std::string& why) {
-  if (!runtime::config().same_node_direct || piece.bytes() == 0 || !piece.object.plan) {
+  if (!transfer::settings().same_node_direct || piece.bytes() == 0 || !piece.object.plan) {
     return false;
   }
   // Too many segments first: it is asked at every call, and an irregular type has many pieces.
@@ -367,7 +367,7 @@ class SameNodeRun {
 
 bool same_node_collective(MPI_Comm comm, const SameNodeShape& shape, Call* call, int& rc) {
   // Off on every rank alike (the setting must match), so no rank asks.
-  if (!runtime::config().same_node) return false;
+  if (!transfer::settings().same_node) return false;
   int inter = 0, size = 0, me = 0;
   if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return false;
   if (PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size < 2 ||

@@ -10,9 +10,9 @@
 #include "engine/cuda/gpu_engine.hpp"
 #include "ipc/wire_buffers.hpp"
 #include "ipc/wire_ipc.hpp"
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/object.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 
@@ -47,7 +47,7 @@ bool narrow_integer_arithmetic(const ReduceKind& kind) {
 // the placement, the kind and the input's size.
 bool wanted(const SameNodeVerdict& verdict, const ReductionShape& s,
             const std::optional<ReduceKind>& kind) {
-  if (const auto forced_value = runtime::forced(runtime::config().gpu_reductions)) {
+  if (const auto forced_value = runtime::forced(transfer::settings().gpu_reductions)) {
     return *forced_value;
   }
   if (!verdict.one_gpu) return true;
@@ -121,7 +121,7 @@ bool all_alike(const std::vector<Record>& all) {
 
 bool same_node_reduction(MPI_Comm comm, const ReductionShape& s, int& rc) {
   // Off on every rank alike (the settings must match), so no rank asks.
-  const runtime::Config& config = runtime::config();
+  const transfer::Settings& config = transfer::settings();
   if (!config.same_node || config.gpu_reductions == runtime::Tristate::No || s.input_count <= 0) {
     return false;
   }

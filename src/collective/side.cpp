@@ -6,9 +6,9 @@
 
 #include "collective/batch.hpp"
 #include "collective/wire_types.hpp"
-#include "runtime/config.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/perf_model.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
@@ -69,7 +69,7 @@ bool Side::describe(const void* buffer, std::span<const PieceSpec> specs) {
     }
     bytes_ += piece.bytes();
   }
-  converted_ = gpu_ || runtime::config().host_collectives == runtime::HostPath::Pack;
+  converted_ = gpu_ || transfer::settings().host_collectives == runtime::HostPath::Pack;
   return true;
 }
 

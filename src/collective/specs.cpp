@@ -1,11 +1,11 @@
 #include "collective/specs.hpp"
 
-#include "runtime/config.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 
 namespace strider::collective {
 
-bool strider_off() { return runtime::config().disabled; }
+bool strider_off() { return transfer::settings().disabled; }
 
 bool uniform_specs(int n, int count, MPI_Datatype type, std::vector<PieceSpec>& out) {
   const auto plan = transfer::plan_for(type);

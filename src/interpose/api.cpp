@@ -7,7 +7,6 @@
 #include "interpose/export.hpp"
 #include "ipc/wire_buffers.hpp"
 #include "offers/stream_table.hpp"
-#include "runtime/config.hpp"
 #include "strider/strider.h"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/engine_choice.hpp"
@@ -15,6 +14,7 @@
 #include "transfer/next.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/requests.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
 
@@ -69,6 +69,8 @@ void collect_stats(strider_stats* out) {
   out->offers_streams_forgotten = streams.forgotten;
   out->reductions_on_gpu = c.reductions_on_gpu.load();
   out->unpack_waves = c.unpack_waves.load();
+  out->pack_waves = c.pack_waves.load();
+  out->persistent_served = c.persistent_served.load();
 }
 
 }  // namespace
@@ -108,7 +110,7 @@ static_assert(STRIDER_ONESHOT == static_cast<int>(model::Method::OneShot) &&
 
 STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
                                    strider_prediction* out) {
-  if (runtime::config().disabled || out == nullptr || count < 0) return -1;
+  if (transfer::settings().disabled || out == nullptr || count < 0) return -1;
   auto p = transfer::plan_for(type);
   if (!p || !p->supported) return -1;
   const auto placement = same_node ? model::Placement::SameNode : model::Placement::Remote;
@@ -130,7 +132,7 @@ STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
 }
 
 STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int size) {
-  if (runtime::config().disabled) return -1;  // a pure pass-through decodes nothing
+  if (transfer::settings().disabled) return -1;  // a pure pass-through decodes nothing
   auto p = transfer::plan_for(type);
   if (!p) return -1;
   std::string text = plan::describe(*p);

@@ -3,25 +3,25 @@
 
 #include "calls/lifecycle.hpp"
 #include "interpose/export.hpp"
-#include "runtime/config.hpp"
 #include "transfer/next.hpp"
+#include "transfer/settings.hpp"
 
-using strider::runtime::config;
+using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Init(int* argc, char*** argv) {
   const int rc = STRIDER_NEXT(MPI_Init)(argc, argv);
-  if (rc == MPI_SUCCESS && !config().disabled) strider::calls::on_init();
+  if (rc == MPI_SUCCESS && !settings().disabled) strider::calls::on_init();
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = STRIDER_NEXT(MPI_Init_thread)(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS && !config().disabled) strider::calls::on_init();
+  if (rc == MPI_SUCCESS && !settings().disabled) strider::calls::on_init();
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Finalize(void) {
-  if (!config().disabled) {
+  if (!settings().disabled) {
     strider::calls::on_finalize();
   }
   return STRIDER_NEXT(MPI_Finalize)();

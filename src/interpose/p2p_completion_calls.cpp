@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "calls/completion.hpp"
+#include "calls/persistent_p2p.hpp"
 #include "interpose/export.hpp"
 #include "offers/protocol.hpp"
 #include "transfer/next.hpp"
@@ -19,7 +20,7 @@ STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   if (!claimed.any()) return next(request, status);
   strider::calls::Status st(status);
   const int rc = next(request, st.use);
-  if (*request != MPI_REQUEST_NULL) return rc;  // not completed (an error left it live)
+  if (!claimed.finished(0, request, true)) return rc;  // not completed (an error left it live)
   return strider::calls::finish_one(claimed, 0, *st.use, rc);
 }
 
@@ -31,7 +32,7 @@ STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
   if (!claimed.any()) return next(request, flag, status);
   strider::calls::Status st(status);
   const int rc = next(request, flag, st.use);
-  if (*request != MPI_REQUEST_NULL) return rc;  // not complete, or an error left it live
+  if (!claimed.finished(0, request, *flag)) return rc;  // not complete, or an error left it live
   return strider::calls::finish_one(claimed, 0, *st.use, rc);
 }
 
@@ -62,13 +63,12 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
   const auto next = STRIDER_NEXT(MPI_Waitany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, status);
-  strider::calls::Claimed claimed(count, requests_);
+  strider::calls::Claimed claimed(count, requests_, true);
   if (!claimed.any()) return next(count, requests_, index, status);
   strider::calls::Status st(status);
   const int rc = next(count, requests_, index, st.use);
   const int i = *index;
-  if (i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
-      requests_[i] != MPI_REQUEST_NULL) {
+  if (i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.finished(i, requests_, true)) {
     return rc;
   }
   return strider::calls::finish_one(claimed, i, *st.use, rc);
@@ -79,13 +79,13 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
   const auto next = STRIDER_NEXT(MPI_Testany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, flag, status);
-  strider::calls::Claimed claimed(count, requests_);
+  strider::calls::Claimed claimed(count, requests_, true);
   if (!claimed.any()) return next(count, requests_, index, flag, status);
   strider::calls::Status st(status);
   const int rc = next(count, requests_, index, flag, st.use);
   const int i = *index;
-  if (!*flag || i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.has(i) ||
-      requests_[i] != MPI_REQUEST_NULL) {
+  if (!*flag || i == MPI_UNDEFINED || i < 0 || i >= count ||
+      !claimed.finished(i, requests_, true)) {
     return rc;
   }
   return strider::calls::finish_one(claimed, i, *st.use, rc);
@@ -127,12 +127,13 @@ STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_St
 }
 
 // A freed request's operation goes on: Strider keeps the request and completes the operation
-// when it sees it done (the application can no longer ask).
+// when it sees it done (the application can no longer ask). A served persistent request's wire
+// is dropped with it (calls/persistent_p2p.hpp).
 STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
   const auto next = STRIDER_NEXT(MPI_Request_free);
-  if (request == nullptr || *request == MPI_REQUEST_NULL || requests().empty()) {
-    return next(request);
-  }
+  if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
+  if (int rc = MPI_SUCCESS; strider::calls::free_persistent(request, rc)) return rc;
+  if (requests().empty()) return next(request);
   auto op = requests().take(*request);
   if (!op) return next(request);
   requests().orphan(*request, std::move(op));

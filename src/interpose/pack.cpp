@@ -8,11 +8,11 @@
 #include <optional>
 
 #include "interpose/export.hpp"
-#include "runtime/config.hpp"
 #include "runtime/memory_kind.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
 #include "transfer/object.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 
 namespace strider::interpose {
@@ -32,7 +32,7 @@ struct Call {
 // reports them; truncation is the caller's to report.
 std::optional<Call> classify(MPI_Datatype type, int count, const void* user, const void* packed,
                              int packed_size, const int* position, MPI_Comm comm) {
-  if (runtime::config().disabled) return std::nullopt;
+  if (transfer::settings().disabled) return std::nullopt;
   if (count <= 0 || position == nullptr || *position < 0 || packed_size < 0 ||
       comm == MPI_COMM_NULL || packed == nullptr) {
     return std::nullopt;
@@ -64,7 +64,7 @@ STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatyp
   const auto next = STRIDER_NEXT(MPI_Pack);
   auto call = classify(datatype, incount, inbuf, outbuf, outsize, position, comm);
   if (!call || (!call->gpu && !host_engine_serves(*call->object.plan))) {
-    if (!runtime::config().disabled) counters().packs_forwarded++;
+    if (!transfer::settings().disabled) counters().packs_forwarded++;
     return next(inbuf, incount, datatype, outbuf, outsize, position, comm);
   }
   if (*position + call->object.bytes() > outsize) return truncated(comm);
@@ -79,7 +79,7 @@ STRIDER_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void
   const auto next = STRIDER_NEXT(MPI_Unpack);
   auto call = classify(datatype, outcount, outbuf, inbuf, insize, position, comm);
   if (!call || (!call->gpu && !host_engine_serves(*call->object.plan))) {
-    if (!runtime::config().disabled) counters().unpacks_forwarded++;
+    if (!transfer::settings().disabled) counters().unpacks_forwarded++;
     return next(inbuf, insize, position, outbuf, outcount, datatype, comm);
   }
   if (*position + call->object.bytes() > insize) return truncated(comm);

@@ -2,19 +2,19 @@
 #include <mpi.h>
 
 #include "interpose/export.hpp"
-#include "runtime/config.hpp"
 #include "transfer/next.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 
-using strider::runtime::config;
+using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Type_commit(MPI_Datatype* type) {
   const int rc = STRIDER_NEXT(MPI_Type_commit)(type);
-  if (rc == MPI_SUCCESS && !config().disabled) strider::transfer::on_commit(*type);
+  if (rc == MPI_SUCCESS && !settings().disabled) strider::transfer::on_commit(*type);
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Type_free(MPI_Datatype* type) {
-  if (!config().disabled && type != nullptr) strider::transfer::on_free(*type);
+  if (!settings().disabled && type != nullptr) strider::transfer::on_free(*type);
   return STRIDER_NEXT(MPI_Type_free)(type);
 }

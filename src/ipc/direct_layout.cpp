@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "runtime/config.hpp"
+#include "ipc/settings.hpp"
 
 namespace strider::ipc {
 
@@ -136,7 +136,7 @@ bool consistent(const DirectLayout& layout, std::int64_t bytes) {
 }
 
 std::int64_t min_block_across_gpus() {
-  const auto& forced = runtime::config().direct_min_block;
+  const auto& forced = settings().direct_min_block;
   return forced ? static_cast<std::int64_t>(*forced) : DirectPolicy::kMinBlockAcrossGpus;
 }
 

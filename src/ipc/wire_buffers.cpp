@@ -5,7 +5,7 @@
 #include <memory>
 #include <mutex>
 
-#include "runtime/config.hpp"
+#include "ipc/settings.hpp"
 
 namespace strider::ipc {
 namespace {
@@ -25,7 +25,7 @@ struct Pools {
 
   SizeClassPool& get(WireMemory memory, int device_id) {
     std::lock_guard lock(mutex);
-    const std::size_t bound = runtime::config().pool_bytes;
+    const std::size_t bound = settings().pool_bytes;
     switch (memory) {
       case WireMemory::Host:
         if (!host) host = new SizeClassPool(host_allocator(), bound);

@@ -10,12 +10,12 @@
 #include "ipc/wire_ipc.hpp"
 #include "offers/comm_ledgers.hpp"
 #include "offers/node_board.hpp"
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/direct_object.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/perf_model.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
@@ -171,7 +171,7 @@ std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_
 // application queued on the default stream still pending (the sender's kernel is not ordered
 // after it).
 void offer_in_place(const transfer::Object& object, int device, Terms& terms) {
-  if (!runtime::config().same_node_direct || !transfer::gpu_engine_serves(*object.plan)) return;
+  if (!transfer::settings().same_node_direct || !transfer::gpu_engine_serves(*object.plan)) return;
   transfer::CallExports exports;
   transfer::AllocationBases bases{};
   std::string why;
@@ -261,7 +261,7 @@ InPlace write_in_place(const transfer::Object& object, MPI_Comm comm, int receiv
 }  // namespace
 
 void start() {
-  const auto& cfg = runtime::config();
+  const transfer::Settings& cfg = transfer::settings();
   Protocol& p = protocol();
   PMPI_Comm_rank(MPI_COMM_WORLD, &p.world_rank);
   int provided = MPI_THREAD_SINGLE;

@@ -2,14 +2,14 @@
 
 #include <dlfcn.h>
 
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
+#include "transfer/settings.hpp"
 
 namespace strider::transfer {
 namespace {
 
 bool ask() {
-  if (const auto forced = runtime::forced(runtime::config().mpi_cuda_aware)) return *forced;
+  if (const auto forced = runtime::forced(settings().mpi_cuda_aware)) return *forced;
   // Open MPI (mpi-ext.h) and MPICH both name it so; absent elsewhere.
   using Query = int (*)();
   auto query = reinterpret_cast<Query>(dlsym(RTLD_DEFAULT, "MPIX_Query_cuda_support"));

@@ -3,13 +3,13 @@
 
 #include "engine/cuda/gpu_engine.hpp"
 #include "plan/plan.hpp"
-#include "runtime/config.hpp"
+#include "transfer/settings.hpp"
 
 namespace strider::transfer {
 
 // Host buffers: Strider's host engine, or the MPI.
 inline bool host_engine_serves(const plan::Plan& plan) {
-  const auto engine = runtime::config().host_engine;
+  const auto engine = settings().host_engine;
   if (!plan.supported || engine == runtime::HostEngine::Off) return false;
   return engine == runtime::HostEngine::On || plan.host_engine_wins;
 }
@@ -17,13 +17,13 @@ inline bool host_engine_serves(const plan::Plan& plan) {
 // The GPU engine's tuning as configured (STRIDER_GPU_MAX_WORD).
 inline engine::cuda::Policy gpu_policy() {
   engine::cuda::Policy policy;
-  policy.max_word = runtime::config().gpu_max_word;
+  policy.max_word = settings().gpu_max_word;
   return policy;
 }
 
 // GPU buffers: Strider's kernels, or the staged path.
 inline bool gpu_engine_serves(const plan::Plan& plan) {
-  return plan.supported && runtime::config().gpu_engine && engine::cuda::available();
+  return plan.supported && settings().gpu_engine && engine::cuda::available();
 }
 
 }  // namespace strider::transfer

@@ -2,6 +2,8 @@
 
 #include <atomic>
 
+#include "transfer/settings.hpp"
+
 namespace strider::transfer {
 namespace {
 
@@ -12,7 +14,7 @@ MethodRequest decode(int word) {
 }
 
 std::atomic<int>& requested() {
-  static std::atomic<int> value{encode(runtime::config().method)};
+  static std::atomic<int> value{encode(settings().method)};
   return value;
 }
 

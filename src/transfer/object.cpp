@@ -6,10 +6,10 @@
 
 #include "engine/cpu/pack.hpp"
 #include "engine/cuda/gpu_engine.hpp"
-#include "runtime/config.hpp"
 #include "runtime/page_residency.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/next.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 
@@ -22,7 +22,7 @@ bool host_engine_for(const plan::Plan& p, HostPacking host) {
 
 // Whether managed memory at `buffer` moves as host memory (see view_object).
 bool managed_on_host(const std::byte* buffer, const decode::Bounds& bounds, int count) {
-  switch (runtime::config().managed) {
+  switch (settings().managed) {
     case runtime::ManagedPath::Gpu:
       return false;
     case runtime::ManagedPath::Host:

@@ -38,6 +38,10 @@ class Operation {
   // cancel the standard allows to fail).
   virtual bool may_cancel() { return true; }
 
+  // A start of a persistent request: the MPI leaves the request live (inactive) when it
+  // completes, so completion calls learn it from their flags, indices and statuses instead.
+  virtual bool persistent() const { return false; }
+
   // The receive whose wire this operation unpacks at completion, if it is one (arrival waves:
   // wire.hpp unpack_wave).
   virtual struct Incoming* incoming() { return nullptr; }

@@ -3,6 +3,15 @@
 #include "runtime/log.hpp"
 
 namespace strider::transfer {
+namespace {
+
+// A completed request the MPI did not free is a persistent one, now inactive: the application
+// freed it while active, so Strider frees it now.
+void free_if_live(MPI_Request& request) {
+  if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
+}
+
+}  // namespace
 
 Requests& requests() {
   static Requests* r = new Requests;  // outlives static destruction at exit
@@ -88,6 +97,7 @@ void Requests::progress_orphans() {
       continue;
     }
     orphans_[i].second->complete(status, rc);
+    free_if_live(orphans_[i].first);
     orphans_[i] = std::move(orphans_.back());
     orphans_.pop_back();
   }
@@ -107,6 +117,7 @@ void Requests::drain_orphans() {
     }
     if (!done && rc == MPI_SUCCESS) rc = PMPI_Wait(&request, &status);
     op->complete(status, rc);
+    free_if_live(request);
   }
   orphans_.clear();
   orphans_size_.store(0, std::memory_order_release);

@@ -33,6 +33,11 @@ class Requests {
   bool take_all(int n, const MPI_Request* requests, std::vector<OperationPtr>& out);
   void put_back_all(const std::vector<MPI_Request>& requests, std::vector<OperationPtr>& ops);
   std::size_t size() const { return size_.load(std::memory_order_relaxed); }
+  // Below MPI_THREAD_MULTIPLE no other thread gets a handle the MPI frees during a completion
+  // call, so the call may claim an operation after the MPI reports its request complete
+  // (calls/completion.hpp) instead of claiming all of them before. Set at MPI_Init.
+  void set_single_caller(bool single) { single_caller_.store(single, std::memory_order_relaxed); }
+  bool single_caller() const { return single_caller_.load(std::memory_order_relaxed); }
 
   // MPI_Request_free on a tracked request: the operation continues; Strider completes it when it
   // sees it done (polled as its calls start and return; at MPI_Finalize waited for, or cancelled
@@ -58,6 +63,7 @@ class Requests {
   std::mutex orphans_mutex_;
   std::vector<std::pair<MPI_Request, OperationPtr>> orphans_;
   std::atomic<std::size_t> orphans_size_{0};
+  std::atomic<bool> single_caller_{false};
 };
 
 Requests& requests();

@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "engine/cuda/gpu_engine.hpp"
-#include "runtime/config.hpp"
 #include "runtime/log.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/perf_model.hpp"
 #include "transfer/placement.hpp"
+#include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire_view.hpp"
@@ -158,7 +158,7 @@ void set_p2p_host(bool pack) { g_p2p_host.store(pack ? 1 : 0, std::memory_order_
 
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
                 const Peer& peer, Object& out) {
-  const auto& cfg = runtime::config();
+  const Settings& cfg = settings();
   const int host_override = g_p2p_host.load(std::memory_order_relaxed);
   const bool pack_host =
       host_override < 0 ? cfg.host_p2p == runtime::HostPath::Pack : host_override == 1;
@@ -176,7 +176,7 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
   return !(out.gpu && contiguous(out) && method_for(out, receive, peer) == Method::Device);
 }
 
-int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
+int prepare_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   const MPI_Comm comm = peer.comm;
   if (object.oversized) {
     return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
@@ -184,14 +184,24 @@ int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   out.method = method_for(object, false, peer);
   int rc = make_wire_send(static_cast<int>(object.bytes()), to_self(peer), out.shape);
   if (rc != MPI_SUCCESS) return rc;
-  if (!acquire_for(object, out.method, out.shape.footprint, out.wire, comm, rc)) return rc;
-  rc = pack_object(object, out.wire.data(), wire_view(out.wire, out.method), HostPacking::Strider,
-                   comm);
+  acquire_for(object, out.method, out.shape.footprint, out.wire, comm, rc);
+  return rc;
+}
+
+int pack_prepared(const Object& object, Outgoing& out, MPI_Comm comm) {
+  int rc = pack_object(object, out.wire.data(), wire_view(out.wire, out.method),
+                       HostPacking::Strider, comm);
   if (rc == MPI_SUCCESS && out.shape.hole) rc = open_hole(out, comm);
-  if (rc != MPI_SUCCESS) return rc;  // `out` releases its wire buffer and type
+  if (rc != MPI_SUCCESS) return rc;
   count_method(out.method);
   counters().sends_packed++;
   return MPI_SUCCESS;
+}
+
+int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
+  const int rc = prepare_outgoing(object, peer, out);
+  // On failure `out` releases its wire buffer and type.
+  return rc != MPI_SUCCESS ? rc : pack_prepared(object, out, peer.comm);
 }
 
 void release(Outgoing& out) {
@@ -266,14 +276,20 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
 
 namespace {
 
+// Whether the GPU's kernels move `object` to or from `wire` within a wave's one kernel: a GPU
+// object the engine serves and a wire the kernels reach, with no hole in device memory (a bounded
+// wire's hole byte is moved on the host).
+bool wave_ready(const Object& object, const ipc::WireBuffer& wire, Method method, bool hole) {
+  return object.gpu && object.view.device && gpu_engine_serves(*object.plan) &&
+         traits_of(method).kernel_reaches_wire && method != Method::Host &&
+         !(hole && wire.memory == ipc::WireMemory::Device);
+}
+
 // Whether `in` completed plainly, as the wave's batch unpacks it: the whole object arrived, with
-// no error, cancel, offer or truncation, into a wire its GPU's kernels reach.
+// no error, cancel, offer or truncation.
 bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
-  // A bounded receive's hole is closed on the host (pinned wires): not for a device wire.
-  const bool hole_on_device = in.post.hole && in.wire.memory == ipc::WireMemory::Device;
-  if (in.unpacked || error != MPI_SUCCESS || in.extras || hole_on_device || !in.object.gpu ||
-      !in.object.view.device || !gpu_engine_serves(*in.object.plan) ||
-      !traits_of(in.method).kernel_reaches_wire || in.method == Method::Host) {
+  if (in.unpacked || error != MPI_SUCCESS || in.extras ||
+      !wave_ready(in.object, in.wire, in.method, in.post.hole)) {
     return false;
   }
   int cancelled = 0, bytes = 0;
@@ -282,11 +298,29 @@ bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
          bytes == in.object.bytes() && bytes <= in.capacity;
 }
 
+// A wave's copies, all on GPU `device`, as one kernel: false (nothing to mark) for fewer than two
+// or when the batch could not run; then each goes the usual way and reports its own error.
+bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device) {
+  if (copies.size() < 2) return false;
+  std::string error;
+  return engine::cuda::copy_batch(copies, device, gpu_policy(), error) ==
+         engine::cuda::Outcome::Done;
+}
+
+// The batch side of an object, and of its dense packed bytes.
+engine::cuda::BatchSide object_side(const Object& object) {
+  const plan::Plan& p = *object.plan;
+  return {&p.form, p.bounds.extent, &p.gpu, object.count, object.view.device};
+}
+engine::cuda::BatchSide packed_side(const Object& object, std::byte* wire) {
+  return {nullptr, 0, nullptr, object.bytes(), wire};
+}
+
 }  // namespace
 
 void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> statuses,
                  std::span<const int> errors) {
-  if (!runtime::config().bursts || ins.size() < 2) return;
+  if (!settings().bursts || ins.size() < 2) return;
   std::vector<engine::cuda::BatchCopy> copies;
   std::vector<Incoming*> taken;
   int device = -1;
@@ -303,17 +337,10 @@ void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> st
       if (close_hole(in) != MPI_SUCCESS) continue;
       in.post.hole = false;
     }
-    const plan::Plan& p = *in.object.plan;
-    copies.push_back({{nullptr, 0, nullptr, in.object.bytes(), wire.device},
-                      {&p.form, p.bounds.extent, &p.gpu, in.object.count, in.object.view.device}});
+    copies.push_back({packed_side(in.object, wire.device), object_side(in.object)});
     taken.push_back(&in);
   }
-  if (copies.size() < 2) return;  // one alone goes the usual way
-  std::string error;
-  if (engine::cuda::copy_batch(copies, device, gpu_policy(), error) !=
-      engine::cuda::Outcome::Done) {
-    return;  // nothing marked: each is unpacked alone, and reports its own error
-  }
+  if (!run_wave(copies, device)) return;
   for (Incoming* in : taken) {
     in->unpacked = true;
     in->unpack_rc = MPI_SUCCESS;
@@ -322,6 +349,37 @@ void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> st
     counters().unpacks_gpu++;
   }
   counters().unpack_waves++;
+}
+
+void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed) {
+  packed.assign(sends.size(), 0);
+  if (!settings().bursts || sends.size() < 2) return;
+  std::vector<engine::cuda::BatchCopy> copies;
+  std::vector<std::size_t> taken;
+  int device = -1;
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const Object& object = *sends[i].object;
+    const Outgoing& out = *sends[i].out;
+    if (!wave_ready(object, out.wire, out.method, out.shape.hole)) continue;
+    const int d = object.view.info.device;
+    if (device < 0) device = d;
+    if (d != device) continue;  // another GPU's: one by one
+    const runtime::BufferView wire = wire_view(out.wire, out.method);
+    if (!wire.device) continue;
+    copies.push_back({object_side(object), packed_side(object, wire.device)});
+    taken.push_back(i);
+  }
+  if (!run_wave(copies, device)) return;
+  for (const std::size_t i : taken) {
+    Outgoing& out = *sends[i].out;
+    // A bounded send's last byte past its hole (pinned wires only, see wave_ready).
+    if (out.shape.hole && open_hole(out, sends[i].comm) != MPI_SUCCESS) continue;
+    packed[i] = 1;
+    count_method(out.method);
+    counters().sends_packed++;
+    counters().packs_gpu++;
+  }
+  counters().pack_waves++;
 }
 
 int complete_incoming(Incoming& in, MPI_Status& status, int error) {

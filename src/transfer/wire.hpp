@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "ipc/wire_buffers.hpp"
 #include "transfer/method.hpp"
@@ -52,6 +53,20 @@ struct Outgoing {
 };
 // Packs the object by the method chosen for it; errors are reported and returned.
 int pack_outgoing(const Object& object, const Peer& peer, Outgoing& out);
+// The two halves of pack_outgoing, for a send packed at each start (persistent requests): the
+// wire buffer and its shape, then the packing into them.
+int prepare_outgoing(const Object& object, const Peer& peer, Outgoing& out);
+int pack_prepared(const Object& object, Outgoing& out, MPI_Comm comm);
+// A send about to go, for pack_wave.
+struct Outbound {
+  const Object* object = nullptr;
+  Outgoing* out = nullptr;  // prepared
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+// Sends started together (MPI_Startall): the plain ones (a GPU object the engine serves, a wire
+// its kernels reach) are packed by one kernel; `packed[i]` says which, and the caller packs the
+// others with pack_prepared. STRIDER_BURST=0: nothing is batched.
+void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed);
 void release(Outgoing& out);
 
 // A duplicate of the application's type, freed by free() or when destroyed.

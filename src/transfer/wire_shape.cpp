@@ -1,9 +1,12 @@
 #include "transfer/wire_shape.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <mutex>
 #include <string_view>
+#include <unordered_map>
 
-#include "runtime/config.hpp"
+#include "transfer/settings.hpp"
 
 namespace strider::transfer {
 namespace {
@@ -18,7 +21,7 @@ bool mpich() {
 }  // namespace
 
 bool wire_shapes_bounded() {
-  static const bool bounded = runtime::forced(runtime::config().wire_bound).value_or(!mpich());
+  static const bool bounded = runtime::forced(settings().wire_bound).value_or(!mpich());
   return bounded;
 }
 
@@ -30,6 +33,7 @@ WireShape& WireShape::operator=(WireShape&& other) noexcept {
   posted = other.posted;
   footprint = other.footprint;
   hole = other.hole;
+  owned = std::exchange(other.owned, false);
   return *this;
 }
 
@@ -37,20 +41,58 @@ WireShape::~WireShape() { free_wire_shape(*this); }
 
 namespace {
 
-// `bytes` (at least 2) of `base` as one element of a type with a one-byte hole before its last
-// byte.
+// `bytes` (at least 2) of `base` as one element of a committed type with a one-byte hole before
+// its last byte.
+int create_holed(int bytes, MPI_Datatype base, MPI_Datatype& out) {
+  const int lengths[2] = {bytes - 1, 1};
+  const MPI_Aint displacements[2] = {0, bytes};
+  int rc = PMPI_Type_create_hindexed(2, lengths, displacements, base, &out);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = PMPI_Type_commit(&out);
+  if (rc != MPI_SUCCESS) PMPI_Type_free(&out);
+  return rc;
+}
+
+// The holed types made so far, by (bytes, base), up to kMax (then each shape makes its own).
+class HoledTypes {
+ public:
+  static constexpr std::size_t kMax = 4096;
+  // The cached type, or one made now (`owned`: the caller's to free, the cache being full).
+  int get(int bytes, MPI_Datatype base, MPI_Datatype& out, bool& owned) {
+    const std::uint64_t key = (std::uint64_t(unsigned(bytes)) << 1) | (base == MPI_PACKED);
+    std::lock_guard lock(mutex_);
+    if (const auto it = types_.find(key); it != types_.end()) {
+      out = it->second;
+      owned = false;
+      return MPI_SUCCESS;
+    }
+    const int rc = create_holed(bytes, base, out);
+    owned = rc == MPI_SUCCESS && types_.size() >= kMax;
+    if (rc == MPI_SUCCESS && !owned) types_.emplace(key, out);
+    return rc;
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    for (auto& [key, type] : types_) PMPI_Type_free(&type);
+    types_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<std::uint64_t, MPI_Datatype> types_;
+};
+
+HoledTypes& holed_types() {
+  static HoledTypes* t = new HoledTypes;  // outlives static destruction at exit
+  return *t;
+}
+
 int make_holed(int bytes, MPI_Datatype base, WireShape& out) {
   out.posted = bytes;
   out.footprint = std::int64_t{bytes} + 1;
   out.hole = true;
   out.count = 1;
-  const int lengths[2] = {bytes - 1, 1};
-  const MPI_Aint displacements[2] = {0, bytes};
-  int rc = PMPI_Type_create_hindexed(2, lengths, displacements, base, &out.type);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Type_commit(&out.type);
-  if (rc != MPI_SUCCESS) PMPI_Type_free(&out.type);
-  return rc;
+  return holed_types().get(bytes, base, out.type, out.owned);
 }
 
 int make_plain(int bytes, WireShape& out) {
@@ -74,8 +116,11 @@ int make_wire_send(int bytes, bool to_self, WireShape& out) {
 }
 
 void free_wire_shape(WireShape& r) {
-  if (r.type != MPI_PACKED && r.type != MPI_DATATYPE_NULL) PMPI_Type_free(&r.type);
+  if (r.owned && r.type != MPI_PACKED && r.type != MPI_DATATYPE_NULL) PMPI_Type_free(&r.type);
   r.type = MPI_PACKED;
+  r.owned = false;
 }
+
+void free_holed_types() { holed_types().clear(); }
 
 }  // namespace strider::transfer

@@ -31,13 +31,16 @@
 
 namespace strider::transfer {
 
-// Owns the datatype it created (freed when destroyed; move-only).
+// Owns the datatype it created, if it created one (freed when destroyed; move-only). Holed
+// types come from a process-wide cache, one per (bytes, base), committed once and freed at
+// MPI_Finalize (free_holed_types): a burst of receives of equal sizes creates none.
 struct WireShape {
   MPI_Datatype type = MPI_PACKED;  // what the MPI is given: `count` of `type`
   int count = 0;
   int posted = 0;              // bytes the MPI may move (a receive's: at least the capacity)
   std::int64_t footprint = 0;  // bytes of wire buffer it spans (one more than posted with a hole)
   bool hole = false;           // the message's last byte lies at `posted`, past a one-byte hole
+  bool owned = false;          // `type` is this shape's to free (not the cache's)
 
   WireShape() = default;
   WireShape(WireShape&& other) noexcept { *this = std::move(other); }
@@ -56,5 +59,7 @@ int make_wire_receive(int capacity, WireShape& out);
 // it.
 int make_wire_send(int bytes, bool to_self, WireShape& out);
 void free_wire_shape(WireShape& r);
+// At MPI_Finalize: the cached holed types freed.
+void free_holed_types();
 
 }  // namespace strider::transfer

@@ -741,10 +741,11 @@ const char* name(Completion c) {
 
 // Completes every request of `reqs` with `c`; calls done(index, status) once per completed
 // non-null request (status null with `ignore`). `null_status(index, status)` gets the statuses
-// that Wait/Test/Waitall/Testall report for the null entries.
+// that Wait/Test/Waitall/Testall report for the null entries. `persistent`: the requests are
+// persistent ones, which stay (inactive) where others become MPI_REQUEST_NULL.
 template <class Done, class NullStatus>
 void complete_all(Completion c, std::vector<MPI_Request>& reqs, bool ignore, Done&& done,
-                  NullStatus&& null_status) {
+                  NullStatus&& null_status, bool persistent = false) {
   const int n = static_cast<int>(reqs.size());
   std::vector<MPI_Status> statuses(reqs.size());
   std::vector<int> indices(reqs.size());
@@ -798,7 +799,7 @@ void complete_all(Completion c, std::vector<MPI_Request>& reqs, bool ignore, Don
         if (index == MPI_UNDEFINED) break;
         ASSERT_TRUE(index >= 0 && index < n) << index;
         EXPECT_NE(before[index], MPI_REQUEST_NULL) << "a null request reported complete";
-        EXPECT_EQ(reqs[index], MPI_REQUEST_NULL);
+        EXPECT_EQ(reqs[index] == MPI_REQUEST_NULL, !persistent) << index;
         report(index, ignore ? nullptr : &st);
       }
       break;
@@ -827,7 +828,10 @@ void complete_all(Completion c, std::vector<MPI_Request>& reqs, bool ignore, Don
       }
       break;
   }
-  for (int i = 0; i < n; ++i) EXPECT_EQ(reqs[i], MPI_REQUEST_NULL) << name(c) << " left " << i;
+  for (int i = 0; i < n; ++i) {
+    const bool kept = persistent && before[i] != MPI_REQUEST_NULL;
+    EXPECT_EQ(reqs[i] != MPI_REQUEST_NULL, kept) << name(c) << " request " << i;
+  }
 }
 
 // Many sends and receives outstanding in one array, in a shuffled order with MPI_REQUEST_NULL
@@ -1615,6 +1619,215 @@ TEST_F(P2p, PersistentRequestsGoToTheMpiOrAreRefused) {
   }
   std::printf("[rank %d] persistent requests on %s memory: %d of 8 inits refused\n", rank_,
               sendbuf.placement_name(), refused);
+}
+
+// `m`'s types and counts with the data of another seed: a persistent request's next start.
+Message restarted(const Message& m, std::uint64_t seed) {
+  Message r;
+  r.seed = seed;
+  r.send = Type(m.send.text());
+  r.recv = Type(m.recv.text());
+  r.send_count = m.send_count;
+  r.recv_count = m.recv_count;
+  return r;
+}
+
+// Whether this build's buffers are Strider's to move (GPU memory, or host memory packed).
+bool strider_moves_buffers(const PlacedBuffer& buf) {
+  const char* host = std::getenv("STRIDER_P2P_HOST");
+  return strider_loaded() && (std::string(buf.placement_name()) == "device" ||
+                              (host != nullptr && std::string(host) == "pack"));
+}
+
+// Persistent requests over random types (each side's type freed right after its init), started
+// three times with new data each time by MPI_Start or MPI_Startall and completed by every
+// completion call, against the MPI's own packing of each start's message. Where Strider moves
+// the buffers it serves the requests (strider_stats.persistent_served).
+TEST_F(P2p, PersistentRequestsOverRandomTypes) {
+  ASSERT_GE(size_, 2);
+  BsendBuffer attached(1 << 22);
+  const std::uint64_t served_before = strider_loaded() ? stats().persistent_served : 0;
+  bool moved = false;
+  constexpr int kPerRound = 4;
+  for (int round = 0; round < 4; ++round) {
+    const int shift = 1 + round % (size_ - 1);
+    const int dest = next(shift), source = prev(shift);
+    std::vector<Message> outs, ins;
+    std::vector<std::unique_ptr<PlacedBuffer>> sendbufs, recvbufs;
+    // Receives first in the array: MPI_Startall starts them in order, before any ready send.
+    std::vector<MPI_Request> reqs(2 * kPerRound, MPI_REQUEST_NULL);
+    for (int k = 0; k < kPerRound; ++k) {
+      const Shape shape = kShapes[(round + k) % 3];
+      outs.push_back(make_message(seed_of(40, round, rank_, dest, k), shape, 0, k % 4 == 2));
+      ins.push_back(make_message(seed_of(40, round, source, rank_, k), shape, 0, k % 4 == 2));
+      sendbufs.push_back(std::make_unique<PlacedBuffer>(placed_send(outs.back())));
+      recvbufs.push_back(std::make_unique<PlacedBuffer>(placed_recv(ins.back())));
+      moved = moved || strider_moves_buffers(*sendbufs.back());
+      MPI_Datatype rt = typespec::build_type(ins[k].recv.text());
+      MPI_Datatype st = typespec::build_type(outs[k].send.text());
+      MPI_Type_commit(&rt);
+      MPI_Type_commit(&st);
+      const int tag = 60 + k;
+      EXPECT_EQ(
+          MPI_Recv_init(recvbufs[k]->origin(), ins[k].recv_count, rt, source, tag, comm_, &reqs[k]),
+          MPI_SUCCESS);
+      const void* sb = sendbufs[k]->origin();
+      const int n = outs[k].send_count;
+      int rc = MPI_SUCCESS;
+      switch (k % 4) {
+        case 0:
+          rc = MPI_Send_init(sb, n, st, dest, tag, comm_, &reqs[kPerRound + k]);
+          break;
+        case 1:
+          rc = MPI_Ssend_init(sb, n, st, dest, tag, comm_, &reqs[kPerRound + k]);
+          break;
+        case 2:
+          // Open MPI 4.1's persistent Bsend delivers zeros from the second start on past a few
+          // KiB (without Strider too): larger ones go by Send_init.
+          rc = outs[k].bytes() <= 4096
+                   ? MPI_Bsend_init(sb, n, st, dest, tag, comm_, &reqs[kPerRound + k])
+                   : MPI_Send_init(sb, n, st, dest, tag, comm_, &reqs[kPerRound + k]);
+          break;
+        default:
+          rc = MPI_Rsend_init(sb, n, st, dest, tag, comm_, &reqs[kPerRound + k]);
+          break;
+      }
+      EXPECT_EQ(rc, MPI_SUCCESS);
+      if (!typespec::is_named(rt)) MPI_Type_free(&rt);
+      if (!typespec::is_named(st)) MPI_Type_free(&st);
+    }
+    for (int start = 0; start < 3; ++start) {
+      const Completion c = kCompletions[(round * 3 + start) % 8];
+      std::vector<Message> now_out, now_in;
+      for (int k = 0; k < kPerRound; ++k) {
+        now_out.push_back(restarted(outs[k], seed_of(41, round, start, rank_, dest, k)));
+        now_in.push_back(restarted(ins[k], seed_of(41, round, start, source, rank_, k)));
+        sendbufs[k]->write(send_buffer(now_out[k]).bytes);
+      }
+      // Receives started everywhere before any send (a ready send needs its receive).
+      if (start % 2 == 0) {
+        EXPECT_EQ(MPI_Startall(kPerRound, reqs.data()), MPI_SUCCESS);
+        MPI_Barrier(ctl_);
+        EXPECT_EQ(MPI_Startall(kPerRound, reqs.data() + kPerRound), MPI_SUCCESS);
+      } else {
+        for (int k = 0; k < kPerRound; ++k) EXPECT_EQ(MPI_Start(&reqs[k]), MPI_SUCCESS);
+        MPI_Barrier(ctl_);
+        for (int k = kPerRound; k < 2 * kPerRound; ++k) EXPECT_EQ(MPI_Start(&reqs[k]), MPI_SUCCESS);
+      }
+      const std::string what =
+          std::string("persistent, start ") + std::to_string(start + 1) + ", " + name(c);
+      std::vector<int> seen(reqs.size(), 0);
+      complete_all(
+          c, reqs, false,
+          [&](int i, const MPI_Status* st) {
+            EXPECT_EQ(seen[i]++, 0) << what << ": request " << i << " completed twice";
+            if (i >= kPerRound) return;
+            const ElementBuffer want =
+                unpacked_into(packed_message(now_in[i]), ins[i].recv.get(), recv_buffer(ins[i]));
+            const std::string full = what + ": " + now_in[i].describe();
+            expect_same_bytes(recvbufs[i]->read(), want.bytes, full);
+            expect_status(*st, ins[i].recv, now_in[i].bytes(), source, 60 + i, full);
+          },
+          [](int, const MPI_Status&) {}, true);
+      for (int i = 0; i < 2 * kPerRound; ++i) EXPECT_EQ(seen[i], 1) << what << ": request " << i;
+    }
+    for (MPI_Request& r : reqs) {
+      EXPECT_NE(r, MPI_REQUEST_NULL);
+      EXPECT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
+      EXPECT_EQ(r, MPI_REQUEST_NULL);
+    }
+  }
+  if (moved) EXPECT_GT(stats().persistent_served, served_before);
+  if (strider_loaded()) EXPECT_EQ(stats().requests_pending, 0u);
+}
+
+// A persistent receive cancelled while active, then started again and matched; a persistent
+// receive freed while active still delivers (seen once a later message from the same sender has
+// arrived and Strider has run); empty persistent messages and MPI_PROC_NULL go through.
+TEST_F(P2p, PersistentCancelFreeAndEmpty) {
+  ASSERT_GE(size_, 2);
+  const int dest = next(1), source = prev(1);
+  const Message out = make_message(seed_of(42, rank_, dest), Shape::kSame);
+  const Message in = make_message(seed_of(42, source, rank_), Shape::kSame);
+  PlacedBuffer sendbuf = placed_send(out);
+  PlacedBuffer recvbuf = placed_recv(in);
+  // Cancelled, then matched.
+  MPI_Request r = MPI_REQUEST_NULL;
+  EXPECT_EQ(MPI_Recv_init(recvbuf.origin(), in.recv_count, in.recv.get(), source, 70, comm_, &r),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Start(&r), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Cancel(&r), MPI_SUCCESS);
+  MPI_Status st{};
+  EXPECT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  int cancelled = 0;
+  MPI_Test_cancelled(&st, &cancelled);
+  EXPECT_TRUE(cancelled);
+  expect_same_bytes(recvbuf.read(), recv_buffer(in).bytes, "a cancelled persistent receive");
+  MPI_Barrier(ctl_);  // every cancel done before any message is sent
+  EXPECT_EQ(MPI_Start(&r), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Send(sendbuf.origin(), out.send_count, out.send.get(), dest, 70, comm_),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  expect_received(in, recvbuf, &st, source, 70, "persistent receive after a cancel");
+  EXPECT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
+
+  // Freed while active: the data still lands.
+  const Message out2 = make_message(seed_of(43, rank_, dest), Shape::kBasicToDerived);
+  const Message in2 = make_message(seed_of(43, source, rank_), Shape::kBasicToDerived);
+  PlacedBuffer sendbuf2 = placed_send(out2);
+  PlacedBuffer recvbuf2 = placed_recv(in2);
+  EXPECT_EQ(MPI_Recv_init(recvbuf2.origin(), in2.recv_count, in2.recv.get(), source, 71, comm_, &r),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Start(&r), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Request_free(&r), MPI_SUCCESS);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  MPI_Request s = MPI_REQUEST_NULL;
+  EXPECT_EQ(MPI_Send_init(sendbuf2.origin(), out2.send_count, out2.send.get(), dest, 71, comm_, &s),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Start(&s), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Request_free(&s), MPI_SUCCESS);  // active: the send still goes
+  // A later message on the same communicator from the same sender: once it is received, the
+  // first has arrived too (non-overtaking); Strider unpacks it when it next runs.
+  int token = rank_;
+  EXPECT_EQ(
+      MPI_Sendrecv_replace(&token, 1, MPI_INT, dest, 72, source, 72, comm_, MPI_STATUS_IGNORE),
+      MPI_SUCCESS);
+  const ElementBuffer want = unpacked_into(packed_message(in2), in2.recv.get(), recv_buffer(in2));
+  bool landed = false;
+  for (int tries = 0; tries < 2000 && !landed; ++tries) {
+    MPI_Barrier(ctl_);
+    landed = recvbuf2.read() == want.bytes;
+  }
+  EXPECT_TRUE(landed) << "a persistent receive freed while active never delivered";
+
+  // Empty messages and MPI_PROC_NULL: nothing to move, never refused.
+  MPI_Request e[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  EXPECT_EQ(MPI_Recv_init(recvbuf.origin(), 0, MPI_BYTE, source, 73, comm_, &e[0]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Send_init(sendbuf.origin(), 0, MPI_BYTE, dest, 73, comm_, &e[1]), MPI_SUCCESS);
+  EXPECT_EQ(MPI_Recv_init(recvbuf.origin(), in.recv_count, in.recv.get(), MPI_PROC_NULL, 74, comm_,
+                          &e[2]),
+            MPI_SUCCESS);
+  EXPECT_EQ(MPI_Send_init(sendbuf.origin(), out.send_count, out.send.get(), MPI_PROC_NULL, 74,
+                          comm_, &e[3]),
+            MPI_SUCCESS);
+  for (int start = 0; start < 2; ++start) {
+    EXPECT_EQ(MPI_Startall(4, e), MPI_SUCCESS);
+    MPI_Status sts[4];
+    EXPECT_EQ(MPI_Waitall(4, e, sts), MPI_SUCCESS);
+    int count = -1;
+    MPI_Get_count(&sts[0], MPI_BYTE, &count);
+    EXPECT_EQ(count, 0);
+#ifdef MPICH_VERSION
+    // MPICH 4.0's persistent receive from MPI_PROC_NULL reports MPI_ANY_SOURCE (without
+    // Strider too).
+    EXPECT_TRUE(sts[2].MPI_SOURCE == MPI_PROC_NULL || sts[2].MPI_SOURCE == MPI_ANY_SOURCE);
+#else
+    EXPECT_EQ(sts[2].MPI_SOURCE, MPI_PROC_NULL);
+#endif
+  }
+  for (MPI_Request& q : e) EXPECT_EQ(MPI_Request_free(&q), MPI_SUCCESS);
+  expect_received(in, recvbuf, nullptr, source, 70, "untouched by empty persistent receives");
+  MPI_Barrier(comm_);
 }
 
 // Datatypes freed right after the Isend / Irecv (and Imrecv) that use them, before completion.

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Issue 21 (bursts) and issue 22 (no behaviour change) in one device call of under 10 minutes:
+# build this tree (sm_90) and .before/'s libstrider.so (a `git archive` of the commit to compare
+# with, git-ignored); the GPU tests into ctest-gpu.txt (skipped with TESTS=0); then bench/halo
+# with every form (persistent and waitany included) at per-rank 64 and 128 on $NP ranks (default
+# 2, one GPU each; dims from MPI_Dims_create), this tree with STRIDER_BURST=1 and =0 and the
+# before tree, twice in turn, so that differences can be read against the run-to-run spread
+# (halo_{after,burst0,before}_{1,2}.csv); the point-to-point forms with STRIDER_SAME_NODE=0
+# (halo_nooffers_*); bench/pingpong after and before (pingpong_*), all archived in bench.tar.gz.
+# MPS=1 runs the tests and the ranks on one GPU under an MPS daemon (CUDA_VISIBLE_DEVICES=0).
+# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong"] scripts/gpu-bursts.sh
+set -uo pipefail
+source "$(dirname "$0")/gpu-build-env.sh"
+log=$OUT/bursts.txt
+gpu_begin bursts || exit 1
+gpu_build_before "$log"
+if [[ ${MPS:-0} == 1 ]]; then
+  export CUDA_VISIBLE_DEVICES=0
+  start_mps && echo "== MPS on, every rank on GPU 0 (tests and benchmarks)" | tee -a "$log"
+fi
+[[ ${TESTS:-1} == 1 ]] && gpu_tests "$log" 300
+run_tail=30
+mkdir -p "$OUT/bench"
+after=$PWD/$build/src/libstrider.so
+prior=$PWD/$before/src/libstrider.so
+benches=" ${BENCHES:-halo nooffers pingpong} "
+for round in 1 2; do
+  for which in after burst0 before; do
+    l=$after burst=1
+    [[ $which == before ]] && l=$prior
+    [[ $which == burst0 ]] && burst=0
+    [[ -e $l ]] || continue
+    # The before tree may refuse persistent requests on GPU memory: its runs leave form (vi) out.
+    forms=isend,pack,alltoallw,expert,waitany,persistent p2p_forms=isend,waitany,expert,persistent
+    [[ $which == before ]] && forms=${forms%,persistent} p2p_forms=${p2p_forms%,persistent}
+    [[ $benches == *" halo "* ]] &&
+      run "halo, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst -- \
+      $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms $forms \
+      --csv "$OUT/bench/halo_${which}_$round.csv"
+    [[ $benches == *" nooffers "* ]] &&
+      run "halo without offers, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
+      STRIDER_SAME_NODE=0 -- $build/bench/strider_bench_halo --n 64 128 --iters 10 \
+      --forms $p2p_forms --csv "$OUT/bench/halo_nooffers_${which}_$round.csv"
+    [[ $benches == *" pingpong "* && $which != burst0 ]] &&
+      run "pingpong, $which $round" 60 LD_PRELOAD="$l" -- $build/bench/strider_bench_pingpong \
+      --budget-ms 100 --out "$OUT/bench/pingpong_${which}_$round.csv"
+  done
+done
+tar czf "$OUT/bench.tar.gz" -C "$OUT" bench && rm -rf "$OUT/bench"
+tar czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
+echo "== done after $((SECONDS - start)) s" | tee -a "$log"
