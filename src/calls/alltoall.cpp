@@ -15,17 +15,6 @@
 namespace strider::calls {
 namespace {
 
-// Describes the sides; false to forward. In place there is no send side: the receive pieces
-// are packed into the receive wire first and the MPI gets MPI_IN_PLACE, as every rank must.
-bool describe_sides(collective::Call& call, const void* sbuf, void* rbuf,
-                    const std::vector<collective::PieceSpec>& send_specs,
-                    const std::vector<collective::PieceSpec>& recv_specs) {
-  if (!call.recv.describe(rbuf, recv_specs)) return false;
-  if (sbuf == MPI_IN_PLACE) return call.recv.converted();
-  if (!call.send.describe(sbuf, send_specs)) return false;
-  return call.send.converted() || call.recv.converted();
-}
-
 // The own piece: in place it stays where it is (the MPI leaves it alone), else it is copied
 // directly (intracommunicators only: an intercommunicator's pieces are the remote group's).
 void own_piece(collective::Call& call, const collective::Group& g, bool in_place) {
@@ -67,7 +56,7 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
   auto call = std::make_unique<collective::Call>(comm);
   const bool served = collective::uniform_specs(g.size, rcount, rtype, recv_specs) &&
                       (in_place || collective::uniform_specs(g.size, scount, stype, send_specs)) &&
-                      describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+                      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   return collective::execute(
@@ -95,7 +84,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   const bool served =
       collective::varying_specs(g.size, rcounts, rdispls, rtype, recv_specs) &&
       (in_place || collective::varying_specs(g.size, scounts, sdispls, stype, send_specs)) &&
-      describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   collective::Varying s{}, d{};
@@ -133,7 +122,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
   collective::typed_specs(g.size, rcounts, rdispls, rtypes, recv_specs);
   if (!in_place) collective::typed_specs(g.size, scounts, sdispls, stypes, send_specs);
   auto call = std::make_unique<collective::Call>(comm);
-  const bool served = describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  const bool served = collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   if (served) own_piece(*call, g, in_place);
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   // The wire's byte displacements as ints (the -w forms of MPI-3 take int displacements).

@@ -118,6 +118,48 @@ collective::SameNodeShape rooted_shape(const collective::Group& g,
   return shape;
 }
 
+// What Gather(v) and Scatter(v) share: the group, this rank's role, whether the root works in
+// place (the send buffer of a gather, the receive buffer of a scatter), the same-node shape.
+struct Rooted {
+  collective::Group g;
+  collective::Role role = collective::Role::Idle;
+  bool gather = true;
+  bool in_place = false;
+  collective::SameNodeShape shape;
+  bool one_node = false;
+  const collective::SameNodeShape* same_node() const { return one_node ? &shape : nullptr; }
+};
+
+// False when the call goes to the MPI as it is: Strider off, no group, or this rank idle.
+bool rooted_roles(MPI_Comm comm, int root, bool gather, bool in_place, Rooted& r) {
+  if (collective::strider_off() || !collective::group_of(comm, r.g)) return false;
+  r.role = collective::role_of(r.g, root);
+  if (r.role == collective::Role::Idle) return false;
+  using Exchange = collective::SameNodeShape::Exchange;
+  r.gather = gather;
+  r.in_place = in_place;
+  r.shape = rooted_shape(r.g, gather ? Exchange::Gather : Exchange::Scatter, root, in_place);
+  r.one_node = rooted_on_one_node(r.g, root);
+  return true;
+}
+
+// Whether Strider serves a rooted call: this rank's one piece (`count` of `type` at `piece`: its
+// send for a gather, its receive for a scatter; none at an intercommunicator's root or an
+// in-place root) and the root's piece per rank (at `spread`, from `spread_specs(specs)`)
+// described, and one side converted.
+template <class SpreadSpecs>
+bool describe_rooted(const Rooted& r, collective::Call& call, const void* piece, int count,
+                     MPI_Datatype type, const void* spread, SpreadSpecs spread_specs) {
+  collective::Side& one = r.gather ? call.send : call.recv;
+  collective::Side& many = r.gather ? call.recv : call.send;
+  const bool root = r.role == collective::Role::Root;
+  const bool moves_piece = !(r.g.inter && root) && !(root && r.in_place);
+  std::vector<collective::PieceSpec> specs;
+  return (!moves_piece ||
+          (collective::single_spec(count, type, 0, specs) && one.describe(piece, specs))) &&
+         (!root || (spread_specs(specs) && many.describe(spread, specs))) &&
+         (call.send.converted() || call.recv.converted());
+}
 }  // namespace
 
 int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -181,35 +223,22 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
   const auto forward = [&] {
     return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
-  collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  const collective::Role role = collective::role_of(g, root);
-  if (role == collective::Role::Idle) return forward();
-  const bool in_place = sbuf == MPI_IN_PLACE;
+  Rooted r;
+  if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  // Sends: every rank but an intercommunicator's root, unless in place at the root.
-  const bool sends =
-      !(g.inter && role == collective::Role::Root) && !(role == collective::Role::Root && in_place);
-  const bool served =
-      (!sends ||
-       (collective::single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs))) &&
-      (role != collective::Role::Root || (collective::uniform_specs(g.size, rcount, rtype, specs) &&
-                                          call->recv.describe(rbuf, specs))) &&
-      (call->send.converted() || call->recv.converted());
-  const collective::SameNodeShape shape =
-      rooted_shape(g, collective::SameNodeShape::Exchange::Gather, root, in_place);
-  const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
+  const bool served = describe_rooted(r, *call, sbuf, scount, stype, rbuf, [&](auto& specs) {
+    return collective::uniform_specs(r.g.size, rcount, rtype, specs);
+  });
   return collective::execute(
-      std::move(call), served, same_node, request, forward,
+      std::move(call), served, r.same_node(), request, forward,
       [&](collective::Call& c) -> int {
-        rooted_own_piece(c, g, role, in_place, true);
+        rooted_own_piece(c, r.g, r.role, r.in_place, true);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, MPI_Request* q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
-        return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
+        return mpi(q, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
       });
 }
 
@@ -219,36 +248,24 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
   const auto forward = [&] {
     return mpi.forward(request, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
   };
-  collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  const collective::Role role = collective::role_of(g, root);
-  if (role == collective::Role::Idle) return forward();
-  const bool in_place = sbuf == MPI_IN_PLACE;
+  Rooted r;
+  if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool sends =
-      !(g.inter && role == collective::Role::Root) && !(role == collective::Role::Root && in_place);
-  const bool served = (!sends || (collective::single_spec(scount, stype, 0, specs) &&
-                                  call->send.describe(sbuf, specs))) &&
-                      (role != collective::Role::Root ||
-                       (collective::varying_specs(g.size, rcounts, displs, rtype, specs) &&
-                        call->recv.describe(rbuf, specs))) &&
-                      (call->send.converted() || call->recv.converted());
-  const collective::SameNodeShape shape =
-      rooted_shape(g, collective::SameNodeShape::Exchange::Gather, root, in_place);
-  const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
+  const bool served = describe_rooted(r, *call, sbuf, scount, stype, rbuf, [&](auto& specs) {
+    return collective::varying_specs(r.g.size, rcounts, displs, rtype, specs);
+  });
   collective::Varying d{rcounts, displs, rtype};
   return collective::execute(
-      std::move(call), served, same_node, request, forward,
+      std::move(call), served, r.same_node(), request, forward,
       [&](collective::Call& c) -> int {
-        rooted_own_piece(c, g, role, in_place, true);
-        if (role != collective::Role::Root) return MPI_SUCCESS;
+        rooted_own_piece(c, r.g, r.role, r.in_place, true);
+        if (r.role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d);
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, MPI_Request* q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         void* dbuf = collective::wire_or(c.recv, rbuf);
-        return mpi(r, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, root, comm);
+        return mpi(q, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, root, comm);
       });
 }
 
@@ -258,34 +275,22 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
   const auto forward = [&] {
     return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
-  collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  const collective::Role role = collective::role_of(g, root);
-  if (role == collective::Role::Idle) return forward();
-  const bool in_place = rbuf == MPI_IN_PLACE;
+  Rooted r;
+  if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool receives =
-      !(g.inter && role == collective::Role::Root) && !(role == collective::Role::Root && in_place);
-  const bool served =
-      (!receives ||
-       (collective::single_spec(rcount, rtype, 0, specs) && call->recv.describe(rbuf, specs))) &&
-      (role != collective::Role::Root || (collective::uniform_specs(g.size, scount, stype, specs) &&
-                                          call->send.describe(sbuf, specs))) &&
-      (call->send.converted() || call->recv.converted());
-  const collective::SameNodeShape shape =
-      rooted_shape(g, collective::SameNodeShape::Exchange::Scatter, root, in_place);
-  const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
+  const bool served = describe_rooted(r, *call, rbuf, rcount, rtype, sbuf, [&](auto& specs) {
+    return collective::uniform_specs(r.g.size, scount, stype, specs);
+  });
   return collective::execute(
-      std::move(call), served, same_node, request, forward,
+      std::move(call), served, r.same_node(), request, forward,
       [&](collective::Call& c) -> int {
-        rooted_own_piece(c, g, role, in_place, false);
+        rooted_own_piece(c, r.g, r.role, r.in_place, false);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, MPI_Request* q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
-        return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
+        return mpi(q, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
       });
 }
 
@@ -296,36 +301,24 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
   const auto forward = [&] {
     return mpi.forward(request, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   };
-  collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  const collective::Role role = collective::role_of(g, root);
-  if (role == collective::Role::Idle) return forward();
-  const bool in_place = rbuf == MPI_IN_PLACE;
+  Rooted r;
+  if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool receives =
-      !(g.inter && role == collective::Role::Root) && !(role == collective::Role::Root && in_place);
-  const bool served = (!receives || (collective::single_spec(rcount, rtype, 0, specs) &&
-                                     call->recv.describe(rbuf, specs))) &&
-                      (role != collective::Role::Root ||
-                       (collective::varying_specs(g.size, scounts, displs, stype, specs) &&
-                        call->send.describe(sbuf, specs))) &&
-                      (call->send.converted() || call->recv.converted());
-  const collective::SameNodeShape shape =
-      rooted_shape(g, collective::SameNodeShape::Exchange::Scatter, root, in_place);
-  const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
+  const bool served = describe_rooted(r, *call, rbuf, rcount, rtype, sbuf, [&](auto& specs) {
+    return collective::varying_specs(r.g.size, scounts, displs, stype, specs);
+  });
   collective::Varying s{scounts, displs, stype};
   return collective::execute(
-      std::move(call), served, same_node, request, forward,
+      std::move(call), served, r.same_node(), request, forward,
       [&](collective::Call& c) -> int {
-        rooted_own_piece(c, g, role, in_place, false);
-        if (role != collective::Role::Root) return MPI_SUCCESS;
+        rooted_own_piece(c, r.g, r.role, r.in_place, false);
+        if (r.role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.send, c.send_args, scounts, displs, stype, s);
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, MPI_Request* q) {
         void* sb = collective::wire_or(c.send, sbuf);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
-        return mpi(r, sb, s.counts, s.displs, s.type, d.buffer, d.count, d.type, root, comm);
+        return mpi(q, sb, s.counts, s.displs, s.type, d.buffer, d.count, d.type, root, comm);
       });
 }
 

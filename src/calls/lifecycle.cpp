@@ -7,6 +7,7 @@
 #include "ipc/wire_ipc.hpp"
 #include "offers/protocol.hpp"
 #include "runtime/log.hpp"
+#include "runtime/mpi_library.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
 #include "transfer/state.hpp"
@@ -20,8 +21,11 @@ void on_init() {
   transfer::requests().set_single_caller(provided != MPI_THREAD_MULTIPLE);
   transfer::start();
   offers::start();
-  runtime::log(runtime::LogLevel::Info, "Strider active (host engine %s)",
-               runtime::to_string(transfer::settings().host_engine));
+  const runtime::MpiLibrary& mpi = runtime::mpi_library();
+  runtime::log(runtime::LogLevel::Info,
+               "Strider active on %s %d.%d.%d (\"%s\"), built for the %s ABI; host engine %s",
+               runtime::to_string(mpi.family), mpi.major, mpi.minor, mpi.patch, mpi.name.c_str(),
+               runtime::built_abi(), runtime::to_string(transfer::settings().host_engine));
 }
 
 void on_finalize() {

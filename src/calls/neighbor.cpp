@@ -63,11 +63,11 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool served =
-      collective::single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
-      collective::uniform_specs(in, rcount, rtype, specs) && call->recv.describe(rbuf, specs) &&
-      (call->send.converted() || call->recv.converted());
+  std::vector<collective::PieceSpec> send_specs, recv_specs;
+  const bool served = sbuf != MPI_IN_PLACE &&
+                      collective::single_spec(scount, stype, 0, send_specs) &&
+                      collective::uniform_specs(in, rcount, rtype, recv_specs) &&
+                      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   return collective::execute(
@@ -89,11 +89,11 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool served =
-      collective::single_spec(scount, stype, 0, specs) && call->send.describe(sbuf, specs) &&
-      collective::varying_specs(in, rcounts, displs, rtype, specs) &&
-      call->recv.describe(rbuf, specs) && (call->send.converted() || call->recv.converted());
+  std::vector<collective::PieceSpec> send_specs, recv_specs;
+  const bool served = sbuf != MPI_IN_PLACE &&
+                      collective::single_spec(scount, stype, 0, send_specs) &&
+                      collective::varying_specs(in, rcounts, displs, rtype, recv_specs) &&
+                      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   collective::Varying d{};
@@ -121,11 +121,11 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool served =
-      collective::uniform_specs(out, scount, stype, specs) && call->send.describe(sbuf, specs) &&
-      collective::uniform_specs(in, rcount, rtype, specs) && call->recv.describe(rbuf, specs) &&
-      (call->send.converted() || call->recv.converted());
+  std::vector<collective::PieceSpec> send_specs, recv_specs;
+  const bool served = sbuf != MPI_IN_PLACE &&
+                      collective::uniform_specs(out, scount, stype, send_specs) &&
+                      collective::uniform_specs(in, rcount, rtype, recv_specs) &&
+                      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
@@ -147,12 +147,11 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
-  std::vector<collective::PieceSpec> specs;
-  const bool served = collective::varying_specs(out, scounts, sdispls, stype, specs) &&
-                      call->send.describe(sbuf, specs) &&
-                      collective::varying_specs(in, rcounts, rdispls, rtype, specs) &&
-                      call->recv.describe(rbuf, specs) &&
-                      (call->send.converted() || call->recv.converted());
+  std::vector<collective::PieceSpec> send_specs, recv_specs;
+  const bool served = sbuf != MPI_IN_PLACE &&
+                      collective::varying_specs(out, scounts, sdispls, stype, send_specs) &&
+                      collective::varying_specs(in, rcounts, rdispls, rtype, recv_specs) &&
+                      collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   collective::Varying s{}, d{};
@@ -190,9 +189,8 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   collective::typed_specs(out, scounts, sdispls, stypes, send_specs);
   collective::typed_specs(in, rcounts, rdispls, rtypes, recv_specs);
-  const bool served = call->send.describe(sbuf, send_specs) &&
-                      call->recv.describe(rbuf, recv_specs) &&
-                      (call->send.converted() || call->recv.converted());
+  const bool served =
+      sbuf != MPI_IN_PLACE && collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(

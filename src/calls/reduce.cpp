@@ -203,49 +203,49 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   });
 }
 
-int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-         MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Scan, MPI_Iscan);
+namespace {
+
+// MPI_Scan and MPI_Exscan (`exclusive`), through `mpi` (their pair of MPI calls): rank i
+// reduces the inputs of ranks 0..i (0..i-1 for Exscan, whose rank 0 gets nothing).
+template <class Pair>
+int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const void* sbuf,
+                     void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+                     MPI_Request* request) {
   const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, type, op, "MPI_Scan");
+  if (count < 0) return bad_count(comm, type, op, name);
   if (g.inter) return forward();
   int rc = MPI_SUCCESS;
-  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.rank + 1},
+  const int outputs = exclusive && g.rank == 0 ? 0 : count;
+  const int inputs = exclusive ? g.rank : g.rank + 1;
+  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, outputs, 0, inputs},
               rc)) {
     return rc;
   }
   auto call = std::make_unique<collective::Call>(comm);
   Buffers b{sbuf, rbuf};
-  if (!mirror_both(*call, b, count, count, type)) return forward();
+  // Exscan's rank 0 receive buffer is undefined after the call: loaded, so it comes back
+  // unchanged.
+  if (!mirror_both(*call, b, count, count, type, exclusive)) return forward();
   collective::Call& c = *call;
   return collective::serve(std::move(call), request, [&](MPI_Request* r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
   });
 }
 
+}  // namespace
+
+int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
+         MPI_Request* request) {
+  return prefix_reduction(STRIDER_MPI_PAIR(MPI_Scan, MPI_Iscan), "MPI_Scan", false, sbuf, rbuf,
+                          count, type, op, comm, request);
+}
+
 int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
            MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Exscan, MPI_Iexscan);
-  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
-  collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, type, op, "MPI_Exscan");
-  if (g.inter) return forward();
-  int rc = MPI_SUCCESS;
-  if (on_gpus(comm, request, sbuf, rbuf,
-              {type, op, nullptr, count, nullptr, g.rank > 0 ? count : 0, 0, g.rank}, rc)) {
-    return rc;
-  }
-  auto call = std::make_unique<collective::Call>(comm);
-  Buffers b{sbuf, rbuf};
-  // Rank 0's receive buffer is undefined after the call: loaded, so it comes back unchanged.
-  if (!mirror_both(*call, b, count, count, type, true)) return forward();
-  collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
-    return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
-  });
+  return prefix_reduction(STRIDER_MPI_PAIR(MPI_Exscan, MPI_Iexscan), "MPI_Exscan", true, sbuf, rbuf,
+                          count, type, op, comm, request);
 }
 
 }  // namespace strider::calls

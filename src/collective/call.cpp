@@ -7,6 +7,14 @@
 
 namespace strider::collective {
 
+bool describe_sides(Call& call, const void* sbuf, const void* rbuf,
+                    std::span<const PieceSpec> send_specs, std::span<const PieceSpec> recv_specs) {
+  if (!call.recv.describe(rbuf, recv_specs)) return false;
+  if (sbuf == MPI_IN_PLACE) return call.recv.converted();
+  if (!call.send.describe(sbuf, send_specs)) return false;
+  return call.send.converted() || call.recv.converted();
+}
+
 bool group_of(MPI_Comm comm, Group& out) {
   if (comm == MPI_COMM_NULL) return false;
   int inter = 0;

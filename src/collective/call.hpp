@@ -11,6 +11,7 @@
 #include <mpi.h>
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "collective/mirror.hpp"
@@ -51,6 +52,12 @@ struct Call {
   std::vector<Mirror> mirrors;  // reductions: host copies the MPI computes on
   bool nonblocking = false;     // finished at a completion call, after the application returned
 };
+
+// Describes both sides of a call from their piece specs; false to forward (a side Strider cannot
+// read, or neither side converted). With `sbuf` MPI_IN_PLACE there is no send side: the receive
+// pieces are packed into the receive wire first and the MPI gets MPI_IN_PLACE.
+bool describe_sides(Call& call, const void* sbuf, const void* rbuf,
+                    std::span<const PieceSpec> send_specs, std::span<const PieceSpec> recv_specs);
 
 // Fills a converted side's wire arguments (counts and displacements in wire elements; byte
 // displacements too when `bytes`). MPI_ERR_COUNT through the handler when a displacement does

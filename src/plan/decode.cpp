@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/constructors.hpp"
+#include "runtime/mpi_library.hpp"
 
 namespace strider::decode {
 namespace {
@@ -310,12 +311,8 @@ bool has_minus_one_stride(const ir::Node& node) {
 }
 
 bool mpi_misreports_span(const ir::Node& layout) {
-#if defined(OPEN_MPI)
-  return has_minus_one_stride(layout);
-#else
-  (void)layout;
-  return false;
-#endif
+  return runtime::mpi_library().family == runtime::MpiFamily::OpenMpi &&
+         has_minus_one_stride(layout);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #include "plan/host_policy.hpp"
 
-#include <mpi.h>
+#include "runtime/mpi_library.hpp"
 
 namespace strider::plan {
 namespace {
@@ -8,14 +8,11 @@ namespace {
 // Below this mean dense-block size, Strider's host engine beat the MPI's own pack in
 // bench/host_pack (bench/results/2026-11-21-cpu, AMD EPYC, 1 KiB - 4 MiB packed): Open MPI 4.1
 // copies blocks of 64 B and more as fast or faster (0.65-0.95x at 1-4 MiB), while MPICH 4.0 is
-// 4-13x slower than Strider up to 256 B blocks and even at 512 B.
-#if defined(OPEN_MPI)
-constexpr std::int64_t kBlockBytesBelowWhichStriderWins = 64;
-#elif defined(MPICH_VERSION)
-constexpr std::int64_t kBlockBytesBelowWhichStriderWins = 512;
-#else
-constexpr std::int64_t kBlockBytesBelowWhichStriderWins = 64;  // unmeasured MPI: be modest
-#endif
+// 4-13x slower than Strider up to 256 B blocks and even at 512 B. Another MPI is unmeasured:
+// Strider is modest there.
+std::int64_t block_bytes_below_which_strider_wins() {
+  return runtime::mpi_library().family == runtime::MpiFamily::Mpich ? 512 : 64;
+}
 
 }  // namespace
 
@@ -26,7 +23,7 @@ bool host_engine_wins(const Plan& plan) {
   std::int64_t blocks = 0;
   for (const canon::StridedBlock& sb : plan.form.pieces) blocks += sb.blocks();
   blocks *= plan.form.repetitions();
-  return plan.form.size < kBlockBytesBelowWhichStriderWins * blocks;
+  return plan.form.size < block_bytes_below_which_strider_wins() * blocks;
 }
 
 }  // namespace strider::plan

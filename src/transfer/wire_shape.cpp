@@ -3,25 +3,16 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
-#include <string_view>
 #include <unordered_map>
 
+#include "runtime/mpi_library.hpp"
 #include "transfer/settings.hpp"
 
 namespace strider::transfer {
-namespace {
-
-bool mpich() {
-  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  if (PMPI_Get_library_version(text, &length) != MPI_SUCCESS) return false;
-  return std::string_view(text, static_cast<std::size_t>(length)).starts_with("MPICH");
-}
-
-}  // namespace
-
 bool wire_shapes_bounded() {
-  static const bool bounded = runtime::forced(settings().wire_bound).value_or(!mpich());
+  static const bool bounded =
+      runtime::forced(settings().wire_bound)
+          .value_or(runtime::mpi_library().family != runtime::MpiFamily::Mpich);
   return bounded;
 }
 

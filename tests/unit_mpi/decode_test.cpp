@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
 }
 
 #include "plan/host_policy.hpp"
+#include "runtime/mpi_library.hpp"
 
 namespace strider {
 namespace {
@@ -240,10 +241,21 @@ TEST(HostPolicy, FollowsTheMeasuredBlockSizes) {
   EXPECT_FALSE(wins("vector(1024,512,1024,byte)"));
   // Blocks of 4 and 1 bytes repeated 1000 times: the mean counts every repetition.
   EXPECT_TRUE(wins("contiguous(1000,struct([1,1],[0,8],[int,char]))"));
+  // Chosen at run time from the MPI the process runs on.
+  const bool mpich = runtime::mpi_library().family == runtime::MpiFamily::Mpich;
+  EXPECT_EQ(wins("vector(1024,128,512,byte)"), mpich);
+}
+
+// The MPI asked at run time is the one this test was built with (the build's ABI).
+TEST(MpiLibrary, TheProcessRunsOnTheBuildsMpi) {
+  const runtime::MpiLibrary& m = runtime::mpi_library();
+  EXPECT_GT(m.major, 0) << m.name;
 #if defined(OPEN_MPI)
-  EXPECT_FALSE(wins("vector(1024,128,512,byte)"));
-#elif defined(MPICH_VERSION)
-  EXPECT_TRUE(wins("vector(1024,128,512,byte)"));
+  EXPECT_EQ(m.family, runtime::MpiFamily::OpenMpi) << m.name;
+  EXPECT_STREQ(runtime::built_abi(), "Open MPI");
+#elif defined(MPICH_VERSION) && !defined(MPI_ABI_VERSION)
+  EXPECT_EQ(m.family, runtime::MpiFamily::Mpich) << m.name;
+  EXPECT_STREQ(runtime::built_abi(), "MPICH");
 #endif
 }
 

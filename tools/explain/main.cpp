@@ -9,6 +9,7 @@
 #include "explain/options.hpp"
 #include "explain/prediction.hpp"
 #include "plan/plan.hpp"
+#include "runtime/mpi_library.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/perf_model.hpp"
 #include "typespec/type_spec.hpp"
@@ -52,6 +53,15 @@ int main(int argc, char** argv) {
   int exit_status = 0;
   auto options = strider::explain::parse_options(argc, argv, exit_status);
   if (!options) return exit_status;
+  if (options->version) {
+    // The standard allows MPI_Get_library_version before MPI_Init.
+    const strider::runtime::MpiLibrary& mpi = strider::runtime::mpi_library();
+    std::cout << "strider-explain " << STRIDER_VERSION
+              << "\nMPI: " << strider::runtime::to_string(mpi.family) << " " << mpi.major << "."
+              << mpi.minor << "." << mpi.patch << " (" << mpi.name << ")\nbuilt for the "
+              << strider::runtime::built_abi() << " ABI\n";
+    return 0;
+  }
   const PredictionRequest& request = options->request;
   std::vector<std::string>& types = options->types;
 

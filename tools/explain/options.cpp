@@ -18,6 +18,8 @@ constexpr const char* kHelp =
     "  TYPES              datatypes in text form (read one per line from stdin if none)\n"
     "Options:\n"
     "  -h, --help         print this help and exit\n"
+    "  --version          print Strider's version, the MPI this process runs on (name,\n"
+    "                     version) and the MPI ABI this build was compiled for, and exit\n"
     "  --count N          also predict each transfer method's cost for N elements sent from\n"
     "                     GPU memory, and show auto's choice\n"
     "  --peer same-node|remote\n"
@@ -69,6 +71,10 @@ std::optional<Options> parse_options(int argc, char** argv, int& exit_status) {
     }
     if (arg == "--") {
       positionals_only = true;
+      continue;
+    }
+    if (arg == "--version") {
+      options.version = true;
       continue;
     }
     if (arg == "-h" || arg == "--help") {

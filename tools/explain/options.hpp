@@ -21,6 +21,7 @@ struct PredictionRequest {
 struct Options {
   std::vector<std::string> types;  // empty: read them from stdin
   PredictionRequest request;
+  bool version = false;  // --version: the MPI the process runs on and the build's ABI
 };
 
 // The options, or empty after printing --help (exit 0: `exit_status`) or an error (exit 1).
