@@ -65,11 +65,20 @@ int not_served(MPI_Comm comm, const char* what) {
   return transfer::report_error(comm, what, "GPU buffers on an intercommunicator are not served");
 }
 
-// A negative count: MPI_ERR_COUNT from Strider, since MPICH 4.0's reductions assert (and abort)
-// on one instead of reporting it. A null op or type is reported first, as both MPIs do.
-int bad_count(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what) {
-  const int error = op == MPI_OP_NULL || type == MPI_DATATYPE_NULL ? MPI_ERR_OP : MPI_ERR_COUNT;
-  runtime::log(runtime::LogLevel::Error, "%s: negative count", what);
+// Whether a reduction's arguments are ones Strider reports itself, since MPIs abort on them
+// instead of returning an error: a negative count (MPICH 4.0 asserts) or MPI_DATATYPE_NULL
+// (MPICH 5 asserts).
+bool refused(bool negative_count, MPI_Datatype type) {
+  return negative_count || type == MPI_DATATYPE_NULL;
+}
+
+// Reports them: a null op or type is MPI_ERR_OP, as Open MPI 4.1 and MPICH 4.0 report it; a
+// negative count MPI_ERR_COUNT.
+int bad_arguments(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what) {
+  const bool null = op == MPI_OP_NULL || type == MPI_DATATYPE_NULL;
+  const int error = null ? MPI_ERR_OP : MPI_ERR_COUNT;
+  runtime::log(runtime::LogLevel::Error, "%s: %s", what,
+               null ? "a null op or MPI_DATATYPE_NULL" : "negative count");
   PMPI_Comm_call_errhandler(comm, error);
   return error;
 }
@@ -96,9 +105,10 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, type, op, "MPI_Reduce");
   const collective::Role role = collective::role_of(g, root);
+  // An idle rank's arguments are not significant (an intercommunicator's MPI_PROC_NULL ranks).
   if (role == collective::Role::Idle) return forward();
+  if (refused(count < 0, type)) return bad_arguments(comm, type, op, "MPI_Reduce");
   const bool root_here = role == collective::Role::Root;
   int rc = MPI_SUCCESS;
   if (!g.inter &&
@@ -124,7 +134,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, type, op, "MPI_Allreduce");
+  if (refused(count < 0, type)) return bad_arguments(comm, type, op, "MPI_Allreduce");
   int rc = MPI_SUCCESS;
   if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size},
               rc)) {
@@ -147,7 +157,9 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   int size = 0;
   PMPI_Comm_size(comm, &size);
-  if (collective::negative(size, rcounts)) return bad_count(comm, type, op, "MPI_Reduce_scatter");
+  if (refused(collective::negative(size, rcounts), type)) {
+    return bad_arguments(comm, type, op, "MPI_Reduce_scatter");
+  }
   const long long total = std::accumulate(rcounts, rcounts + size, 0LL);
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
@@ -177,7 +189,9 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, rcount, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (rcount < 0) return bad_count(comm, type, op, "MPI_Reduce_scatter_block");
+  if (refused(rcount < 0, type)) {
+    return bad_arguments(comm, type, op, "MPI_Reduce_scatter_block");
+  }
   int size = 0;
   PMPI_Comm_size(comm, &size);
   const long long total = static_cast<long long>(rcount) * size;
@@ -214,7 +228,7 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
   const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
-  if (count < 0) return bad_count(comm, type, op, name);
+  if (refused(count < 0, type)) return bad_arguments(comm, type, op, name);
   if (g.inter) return forward();
   int rc = MPI_SUCCESS;
   const int outputs = exclusive && g.rank == 0 ? 0 : count;

