@@ -61,7 +61,7 @@ const MpiLibrary& mpi_library() {
 
 const char* built_abi() {
 #if defined(MPI_ABI_VERSION)
-  return "MPI-5 standard ABI";
+  return "MPI-5 standard";
 #elif defined(OPEN_MPI)
   return "Open MPI";
 #elif defined(MPICH_VERSION)

@@ -24,7 +24,7 @@ MpiLibrary parse_mpi_library(std::string_view text);
 // The process's MPI (asked once; an empty MpiLibrary where the MPI cannot say).
 const MpiLibrary& mpi_library();
 
-// The ABI this build was compiled for: "Open MPI", "MPICH" or "MPI-5 standard ABI".
+// The ABI this build was compiled for: "Open MPI", "MPICH" or "MPI-5 standard".
 const char* built_abi();
 
 const char* to_string(MpiFamily family);
