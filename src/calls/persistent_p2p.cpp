@@ -70,11 +70,11 @@ class PersistentStart final : public transfer::Operation {
   transfer::Incoming* incoming() override { return p_->receive ? &p_->in : nullptr; }
 
  private:
-  // Ready for the next start: nothing unpacked yet, the hole as the MPI's request has it.
+  // Ready for the next start: nothing unpacked yet, no hole closed.
   void rearm() {
     p_->in.unpacked = false;
     p_->in.unpack_rc = MPI_SUCCESS;
-    p_->in.post.hole = p_->hole;
+    p_->in.hole_closed = false;
   }
   PersistentPtr p_;
 };
@@ -100,7 +100,6 @@ int prepare_persistent_receive(const transfer::Object& object, const transfer::P
   p.receive = true;
   p.comm = peer.comm;
   const int rc = transfer::prepare_incoming(object, peer, true, p.in);
-  p.hole = p.in.post.hole;
   if (rc == MPI_SUCCESS) transfer::counters().persistent_served++;
   return rc;
 }

@@ -28,7 +28,6 @@ struct PersistentTransfer {
   transfer::HeldType held_type;   // keeps a send's type alive for the staged path
   transfer::Outgoing out;         // a send's wire, packed at each start
   transfer::Incoming in;          // a receive's wire, unpacked at each completion
-  bool hole = false;              // the receive's shape as posted (a wave closes its hole)
   MPI_Comm comm = MPI_COMM_NULL;  // where its errors are reported
 };
 using PersistentPtr = std::shared_ptr<PersistentTransfer>;

@@ -248,7 +248,7 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   }
   const int arrived = std::min(bytes, in.post.posted);
   int rc = MPI_SUCCESS;
-  if (in.post.hole && arrived == in.post.posted) rc = close_hole(in);
+  if (in.post.hole && !in.hole_closed && arrived == in.post.posted) rc = close_hole(in);
   // More than the capacity, within what was posted: a truncation only Strider can see.
   const bool strider_truncates = bytes > in.capacity && bytes <= in.post.posted;
   if (rc == MPI_SUCCESS && strider_truncates) {
@@ -332,10 +332,11 @@ void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> st
     if (d != device) continue;  // another GPU's: one by one
     const runtime::BufferView wire = wire_view(in.wire, in.method);
     if (!wire.device) continue;
-    // The last byte back before the hole (as unpack_incoming does), once: the hole is gone.
-    if (in.post.hole && in.object.bytes() == in.post.posted) {
+    // The last byte back before the hole (as unpack_incoming does), once: should the batch
+    // fail, unpack_incoming must not move it again.
+    if (in.post.hole && !in.hole_closed && in.object.bytes() == in.post.posted) {
       if (close_hole(in) != MPI_SUCCESS) continue;
-      in.post.hole = false;
+      in.hole_closed = true;
     }
     copies.push_back({packed_side(in.object, wire.device), object_side(in.object)});
     taken.push_back(&in);

@@ -101,8 +101,9 @@ struct Incoming {
   WireShape post;    // what the MPI is given: bounded to the capacity (wire_shape.hpp)
   transfer::Method method = transfer::Method::Host;
   MPI_Comm comm = MPI_COMM_NULL;
-  HeldType held_type;     // a dup keeping the MPI's type alive, if needed
-  bool unpacked = false;  // done already (MPI_Request_get_status saw it complete)
+  HeldType held_type;        // a dup keeping the MPI's type alive, if needed
+  bool unpacked = false;     // done already (MPI_Request_get_status saw it complete)
+  bool hole_closed = false;  // this arrival's last byte is back before the hole (unpack_wave)
   int unpack_rc = MPI_SUCCESS;
   std::unique_ptr<ReceiveExtras> extras;  // the offers' ticket and offer, where it has them
 };
