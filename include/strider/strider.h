@@ -64,6 +64,9 @@ typedef struct strider_stats {
   uint64_t pack_waves;        /* MPI_Startall calls whose GPU sends were packed by one kernel */
   uint64_t persistent_served; /* persistent point-to-point requests Strider moves (GPU buffers,
                                  or host ones with STRIDER_P2P_HOST=pack) */
+  uint64_t sends_deferred;    /* nonblocking sends packed and started at a later MPI call
+                                 (STRIDER_BURST, docs/bursts.md) */
+  uint64_t deferred_flushes;  /* MPI calls that packed and started deferred sends */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -2,7 +2,7 @@
 
 namespace strider::calls {
 
-Claimed::Claimed(int n, const MPI_Request* r, bool some) {
+Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
   if (some && transfer::requests().single_caller()) {
     if (transfer::requests().empty()) return;
     lazy_ = true;
@@ -24,7 +24,9 @@ bool Claimed::has(int i) {
 
 int Claimed::finish(int i, MPI_Status& status, int error) {
   const transfer::OperationPtr op = std::move(ops_[i]);
-  return op->complete(status, error);
+  const int rc = op->complete(status, error);
+  if (op->one_shot() && live_[i] != MPI_REQUEST_NULL) PMPI_Request_free(&live_[i]);
+  return rc;
 }
 
 void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, int mpi_rc) {

@@ -38,7 +38,9 @@ struct Status {
 // calls over n requests costs O(1) lookups per call instead of O(n).
 class Claimed {
  public:
-  Claimed(int n, const MPI_Request* r, bool some = false);
+  // `r`: the call's requests, where a one-shot request is freed once finished
+  // (Operation::one_shot).
+  Claimed(int n, MPI_Request* r, bool some = false);
   bool any() const { return lazy_ ? !transfer::requests().empty() : !ops_.empty(); }
   bool has(int i);
   // Whether request i, tracked, has finished, the call reporting it complete or not
@@ -48,7 +50,8 @@ class Claimed {
     return has(i) && (handles[i] == MPI_REQUEST_NULL || (reported && ops_[i]->persistent()));
   }
 
-  // Request i completed (the MPI freed it): runs its operation's completion.
+  // Request i completed (the MPI freed it, or left a persistent one inactive): runs its
+  // operation's completion, and frees a one-shot request.
   int finish(int i, MPI_Status& status, int error);
 
   // Request i is complete but stays live (MPI_Request_get_status): a receive is unpacked now,
@@ -67,6 +70,7 @@ class Claimed {
 
  private:
   std::vector<transfer::OperationPtr> ops_;
+  MPI_Request* live_ = nullptr;       // the call's requests
   std::vector<MPI_Request> handles_;  // as they were before the MPI's call
   std::vector<char> looked_;          // lazy: whether request i's operation was looked up
   bool lazy_ = false;

@@ -8,6 +8,7 @@
 #include <climits>
 
 #include "calls/completion.hpp"
+#include "calls/deferred_sends.hpp"
 #include "calls/p2p_operations.hpp"
 #include "calls/posted_receive.hpp"
 #include "offers/protocol.hpp"
@@ -65,27 +66,36 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
   return numbered.sent(rc);
 }
 
-// MPI_Isend, Issend. Packed now: the standard lets a send read its buffer at any time until
-// completion, and packing before the MPI sees the message keeps the order of sends.
+// MPI_Isend, Issend, Irsend (`init`: the MPI's persistent init of the same mode) and Ibsend
+// (`init` null). Deferred where it may be (deferred_sends.hpp): packed and started by the flush
+// at the thread's next MPI call. Otherwise packed now, after the deferred sends are started:
+// the standard lets a send read its buffer at any time until completion, and packing before the
+// MPI sees the message keeps the order of sends.
 template <class Next, class Count>
-int nonblocking_send(Next next, const void* buf, Count count, MPI_Datatype type, int dest, int tag,
-                     MPI_Comm comm, MPI_Request* request) {
+int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI_Datatype type,
+                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
   transfer::ProgressOrphans progress;
   const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
   transfer::Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
+    flush_deferred_sends();
     return numbered.sent(next(buf, count, type, dest, tag, comm, request));
   }
   int rc = MPI_SUCCESS;
   if (numbered.index && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
     // Filled already: the notice's request holds nothing of Strider's, and is tracked only so
-    // that a cancel of it is refused.
+    // that a cancel of it is refused. It goes after the sends deferred before it.
+    flush_deferred_sends();
     const int notice = next(offers::notice_buffer(), Count{offers::kNoticeCount},
                             offers::notice_type(), dest, tag, comm, request);
     if (notice == MPI_SUCCESS)
       transfer::requests().track(*request, std::make_unique<NoticeOperation>());
     return rc != MPI_SUCCESS ? rc : numbered.sent(notice);
   }
+  if (init && may_defer(object)) {
+    return defer_send(init, object, {comm, dest}, dest, tag, numbered, request);
+  }
+  flush_deferred_sends();
   transfer::Outgoing out;
   rc = transfer::pack_outgoing(object, {comm, dest}, out);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);

@@ -71,6 +71,8 @@ void collect_stats(strider_stats* out) {
   out->unpack_waves = c.unpack_waves.load();
   out->pack_waves = c.pack_waves.load();
   out->persistent_served = c.persistent_served.load();
+  out->sends_deferred = c.sends_deferred.load();
+  out->deferred_flushes = c.deferred_flushes.load();
 }
 
 }  // namespace

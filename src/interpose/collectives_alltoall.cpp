@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include "calls/collectives.hpp"
+#include "calls/deferred_sends.hpp"
 #include "interpose/export.hpp"
 #include "transfer/requests.hpp"
 
@@ -11,6 +12,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, MPI_Comm comm) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
@@ -18,6 +20,7 @@ STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype
 STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                  MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -25,6 +28,7 @@ STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype styp
 STRIDER_EXPORT int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
                                  MPI_Datatype stype, void* rbuf, const int rcounts[],
                                  const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                                    comm, nullptr);
@@ -34,6 +38,7 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
                                   MPI_Datatype stype, void* rbuf, const int rcounts[],
                                   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                                    comm, request);
@@ -42,6 +47,7 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
 STRIDER_EXPORT int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                    comm, nullptr);
@@ -51,6 +57,7 @@ STRIDER_EXPORT int MPI_Ialltoallw(const void* sbuf, const int scounts[], const i
                                   const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                                   MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                    comm, request);

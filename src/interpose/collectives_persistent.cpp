@@ -3,6 +3,7 @@
 // is not CUDA-aware they are refused with MPI_ERR_BUFFER; otherwise they go to the MPI.
 #include <mpi.h>
 
+#include "calls/deferred_sends.hpp"
 #include "calls/persistent.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
@@ -12,6 +13,7 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Allgather_init", "MPI_Iallgather");
   }
@@ -23,6 +25,7 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
                                        void* recvbuf, const int recvcounts[], const int displs[],
                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                        MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Allgatherv_init", "MPI_Iallgatherv");
   }
@@ -33,6 +36,7 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
 STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Allreduce_init", "MPI_Iallreduce");
   }
@@ -43,6 +47,7 @@ STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int co
 STRIDER_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                      void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Alltoall_init", "MPI_Ialltoall");
   }
@@ -55,6 +60,7 @@ STRIDER_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[
                                       const int recvcounts[], const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Alltoallv_init", "MPI_Ialltoallv");
   }
@@ -67,6 +73,7 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
                                       void* recvbuf, const int recvcounts[], const int rdispls[],
                                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Alltoallw_init", "MPI_Ialltoallw");
   }
@@ -76,6 +83,7 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
 
 STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({buffer}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Bcast_init", "MPI_Ibcast");
   }
@@ -85,6 +93,7 @@ STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype
 STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Exscan_init", "MPI_Iexscan");
   }
@@ -94,6 +103,7 @@ STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Gather_init", "MPI_Igather");
   }
@@ -105,6 +115,7 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Gatherv_init", "MPI_Igatherv");
   }
@@ -115,6 +126,7 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
 STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Reduce_init", "MPI_Ireduce");
   }
@@ -125,6 +137,7 @@ STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
                                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Reduce_scatter_init",
                                               "MPI_Ireduce_scatter");
@@ -136,6 +149,7 @@ STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
 STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                                  MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Reduce_scatter_block_init",
                                               "MPI_Ireduce_scatter_block");
@@ -147,6 +161,7 @@ STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recv
 STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Scan_init", "MPI_Iscan");
   }
@@ -156,6 +171,7 @@ STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
 STRIDER_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Scatter_init", "MPI_Iscatter");
   }
@@ -167,6 +183,7 @@ STRIDER_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[]
                                      const int displs[], MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                                      MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Scatterv_init", "MPI_Iscatterv");
   }
@@ -178,6 +195,7 @@ STRIDER_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcoun
                                                MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Neighbor_allgather_init",
                                               "MPI_Ineighbor_allgather");
@@ -191,6 +209,7 @@ STRIDER_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcou
                                                 const int recvcounts[], const int displs[],
                                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Neighbor_allgatherv_init",
                                               "MPI_Ineighbor_allgatherv");
@@ -203,6 +222,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount
                                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                               MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoall_init",
                                               "MPI_Ineighbor_alltoall");
@@ -216,6 +236,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int se
                                                void* recvbuf, const int recvcounts[],
                                                const int rdispls[], MPI_Datatype recvtype,
                                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoallv_init",
                                               "MPI_Ineighbor_alltoallv");
@@ -231,6 +252,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int se
                                                const int recvcounts[], const MPI_Aint rdispls[],
                                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                                MPI_Info info, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   if (strider::calls::refuse_persistent({sendbuf, recvbuf}, true)) {
     return strider::calls::persistent_refused(comm, "MPI_Neighbor_alltoallw_init",
                                               "MPI_Ineighbor_alltoallw");

@@ -1,6 +1,7 @@
 // MPI_Init, MPI_Init_thread, MPI_Finalize: set-up and tear-down around the MPI's own.
 #include <mpi.h>
 
+#include "calls/deferred_sends.hpp"
 #include "calls/lifecycle.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
@@ -9,18 +10,21 @@
 using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Init(int* argc, char*** argv) {
+  strider::calls::flush_deferred_sends();
   const int rc = STRIDER_NEXT(MPI_Init)(argc, argv);
   if (rc == MPI_SUCCESS && !settings().disabled) strider::calls::on_init();
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  strider::calls::flush_deferred_sends();
   const int rc = STRIDER_NEXT(MPI_Init_thread)(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && !settings().disabled) strider::calls::on_init();
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Finalize(void) {
+  strider::calls::flush_deferred_sends();
   if (!settings().disabled) {
     strider::calls::on_finalize();
   }

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "calls/completion.hpp"
+#include "calls/deferred_sends.hpp"
 #include "calls/persistent_p2p.hpp"
 #include "interpose/export.hpp"
 #include "offers/protocol.hpp"
@@ -13,6 +14,7 @@
 using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Wait);
   ProgressOrphans progress;
   if (request == nullptr) return next(request, status);
@@ -25,6 +27,7 @@ STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Test);
   ProgressOrphans progress;
   if (request == nullptr) return next(request, flag, status);
@@ -37,6 +40,7 @@ STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 }
 
 STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status statuses[]) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Waitall);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, statuses);
@@ -48,6 +52,7 @@ STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status st
 
 STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
                                MPI_Status statuses[]) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Testall);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, flag, statuses);
@@ -60,6 +65,7 @@ STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
 }
 
 STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, MPI_Status* status) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Waitany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, status);
@@ -76,6 +82,7 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
 
 STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, int* flag,
                                MPI_Status* status) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Testany);
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, flag, status);
@@ -93,6 +100,7 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
 
 STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Waitsome);
   ProgressOrphans progress;
   if (incount <= 0 || requests().empty()) {
@@ -105,6 +113,7 @@ STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outco
 
 STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Testsome);
   ProgressOrphans progress;
   if (incount <= 0 || requests().empty()) {
@@ -116,6 +125,7 @@ STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outco
 }
 
 STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Request_get_status);
   if (request == MPI_REQUEST_NULL || requests().empty()) return next(request, flag, status);
   strider::calls::Claimed claimed(1, &request);
@@ -130,6 +140,7 @@ STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_St
 // when it sees it done (the application can no longer ask). A served persistent request's wire
 // is dropped with it (calls/persistent_p2p.hpp).
 STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Request_free);
   if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
   if (int rc = MPI_SUCCESS; strider::calls::free_persistent(request, rc)) return rc;
@@ -145,6 +156,7 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
 // may); a request Strider does not track may be a send, whose cancel would leave a gap in the
 // numbering the offers rely on (offers/protocol.hpp).
 STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   const auto next = STRIDER_NEXT(MPI_Cancel);
   if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
   switch (requests().cancel_verdict(*request)) {

@@ -4,6 +4,7 @@
 // are refused with MPI_ERR_BUFFER (calls/persistent.hpp); everything else goes to the MPI.
 #include <mpi.h>
 
+#include "calls/deferred_sends.hpp"
 #include "calls/persistent_p2p.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
@@ -13,6 +14,7 @@ using strider::transfer::ProgressOrphans;
 
 STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                  int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Send_init), "MPI_Send_init",
                                               "MPI_Isend", buf, count, datatype, dest, tag, comm,
@@ -21,6 +23,7 @@ STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype dataty
 
 STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Bsend_init), "MPI_Bsend_init",
                                               "MPI_Ibsend", buf, count, datatype, dest, tag, comm,
@@ -29,6 +32,7 @@ STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Ssend_init), "MPI_Ssend_init",
                                               "MPI_Issend", buf, count, datatype, dest, tag, comm,
@@ -37,6 +41,7 @@ STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Rsend_init), "MPI_Rsend_init",
                                               "MPI_Irsend", buf, count, datatype, dest, tag, comm,
@@ -45,6 +50,7 @@ STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                  MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_recv_init(STRIDER_NEXT(MPI_Recv_init), "MPI_Recv_init",
                                               "MPI_Irecv", buf, count, datatype, source, tag, comm,
@@ -52,12 +58,14 @@ STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, in
 }
 
 STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::start_persistent(1, request,
                                           [&] { return STRIDER_NEXT(MPI_Start)(request); });
 }
 
 STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::start_persistent(
       count, requests_, [&] { return STRIDER_NEXT(MPI_Startall)(count, requests_); });
@@ -67,6 +75,7 @@ STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
 
 STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Send_init_c), "MPI_Send_init_c",
                                               "MPI_Isend_c", buf, count, datatype, dest, tag, comm,
@@ -75,6 +84,7 @@ STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatyp
 
 STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Bsend_init_c), "MPI_Bsend_init_c",
                                               "MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
@@ -83,6 +93,7 @@ STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Ssend_init_c), "MPI_Ssend_init_c",
                                               "MPI_Issend_c", buf, count, datatype, dest, tag, comm,
@@ -91,6 +102,7 @@ STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Rsend_init_c), "MPI_Rsend_init_c",
                                               "MPI_Irsend_c", buf, count, datatype, dest, tag, comm,
@@ -99,6 +111,7 @@ STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source,
                                    int tag, MPI_Comm comm, MPI_Request* request) {
+  strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::persistent_recv_init(STRIDER_NEXT(MPI_Recv_init_c), "MPI_Recv_init_c",
                                               "MPI_Irecv_c", buf, count, datatype, source, tag,

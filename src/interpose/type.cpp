@@ -1,6 +1,7 @@
 // MPI_Type_commit builds the plan; MPI_Type_free drops it (the handle may be reused at once).
 #include <mpi.h>
 
+#include "calls/deferred_sends.hpp"
 #include "interpose/export.hpp"
 #include "transfer/next.hpp"
 #include "transfer/settings.hpp"
@@ -9,12 +10,14 @@
 using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Type_commit(MPI_Datatype* type) {
+  strider::calls::flush_deferred_sends();
   const int rc = STRIDER_NEXT(MPI_Type_commit)(type);
   if (rc == MPI_SUCCESS && !settings().disabled) strider::transfer::on_commit(*type);
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Type_free(MPI_Datatype* type) {
+  strider::calls::flush_deferred_sends();
   if (!settings().disabled && type != nullptr) strider::transfer::on_free(*type);
   return STRIDER_NEXT(MPI_Type_free)(type);
 }

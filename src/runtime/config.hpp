@@ -44,7 +44,7 @@ struct Config {
   // STRIDER_GPU_REDUCE: same-node reductions computed on the GPUs: always (Yes), never (No), or
   // where transfer's ReducePolicy expects it faster (unset).
   Tristate gpu_reductions = Tristate::Unset;
-  bool bursts = true;  // STRIDER_BURST: a completion call's receives unpacked in one kernel
+  bool bursts = true;  // STRIDER_BURST: arrival and pack waves, deferred sends (docs/bursts.md)
   // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
   // two GPUs; unset: ipc::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;

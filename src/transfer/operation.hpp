@@ -42,6 +42,11 @@ class Operation {
   // completes, so completion calls learn it from their flags, indices and statuses instead.
   virtual bool persistent() const { return false; }
 
+  // A persistent request Strider made for a one-shot call (a deferred send, calls/deferred
+  // sends.hpp): the completion call that sees it complete frees it, as the MPI would free the
+  // nonblocking request the application asked for.
+  virtual bool one_shot() const { return false; }
+
   // The receive whose wire this operation unpacks at completion, if it is one (arrival waves:
   // wire.hpp unpack_wave).
   virtual struct Incoming* incoming() { return nullptr; }

@@ -22,7 +22,7 @@ struct Settings {
   bool same_node = true;         // GPU to GPU on one node (offers, same-node collectives)
   bool same_node_direct = true;  // read and write in place across processes
   runtime::Tristate gpu_reductions = runtime::Tristate::Unset;
-  bool bursts = true;  // a completion call's receives unpacked in one kernel
+  bool bursts = true;  // arrival and pack waves, deferred sends
 };
 
 // Pure: the settings a configuration gives.

@@ -1,0 +1,45 @@
+// Deferred sends (docs/bursts.md): a nonblocking send on a buffer Strider packs is not packed
+// when the application posts it. Strider creates the MPI's persistent send on the send's future
+// wire (which reads nothing before MPI_Start), hands the application that request, and queues
+// the send. The flush, at the start of the next MPI call the thread makes (every entry point but
+// a deferrable send and a receive), packs every queued send with one kernel where they share a
+// GPU and starts them in the order they were posted. The completion call that sees one complete
+// frees the MPI's request and hands back MPI_REQUEST_NULL, as for any nonblocking send.
+// Below MPI_THREAD_MULTIPLE only, with STRIDER_BURST on and the flush wrappers built.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+
+#include "offers/protocol.hpp"
+#include "transfer/wire.hpp"
+
+namespace strider::calls {
+
+// The caps of one queue: past either, the send that crosses it flushes at once (a flush packs
+// at most this much, so MPI_Test stays prompt).
+struct BurstPolicy {
+  static constexpr std::size_t kMaxSends = 1024;
+  static constexpr std::int64_t kMaxBytes = std::int64_t{64} << 20;
+};
+
+// The MPI's persistent-send init for a send's mode (MPI_Send_init for MPI_Isend, Ssend_init for
+// Issend, Rsend_init for Irsend): the wire always fits an int count.
+using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
+
+// Whether a nonblocking send of `object`, which Strider packs, waits for the next flush: its
+// plan is Strider's own (the type, which the application may free, is not needed again), and
+// the settings and thread level allow it.
+bool may_defer(const transfer::Object& object);
+
+// Queues the send (its number for the offers in `numbered`) and sets `*request` to the MPI's
+// persistent send on its wire. MPI error code; on an error nothing is queued.
+int defer_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer, int dest,
+               int tag, const offers::NumberedSend& numbered, MPI_Request* request);
+
+// Packs and starts every queued send, in the order they were posted. A send whose pack fails
+// is not started: its completion reports the error. Costs one load when nothing is queued.
+void flush_deferred_sends();
+
+}  // namespace strider::calls
