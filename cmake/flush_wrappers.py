@@ -5,8 +5,10 @@ Reads mpi.h as the C preprocessor left it and writes a C++ file that defines, fo
 int-returning MPI_* function it declares with a PMPI_* twin, a weak entry point that starts the
 calling thread's deferred sends and then calls the next definition. The entry points Strider
 serves are strong definitions elsewhere in the library and take precedence at link time, so the
-file needs no list of them. Variadic, deprecated and removed functions are left out: none of
-them can block.
+file needs no list of them. Variadic, deprecated and removed functions and the Fortran handle
+and status conversions are left out: none of them can block. The next definition is found by
+name at the first call, never linked: an MPI may declare a PMPI_* it does not define (MPICH
+4.0's Fortran 2008 status conversions live in its Fortran library).
 
 Usage: flush_wrappers.py <preprocessed mpi.h> <output .cpp>
 """
@@ -119,6 +121,8 @@ def main():
     for name in sorted(found):
         if not name.startswith("MPI_") or "P" + name not in found:
             continue
+        if re.search(r"f08|_f2c|_c2f|_f2f|_c2f", name):
+            continue
         params, around = found[name]
         if re.search(r"deprecated|removed|__error__", around):
             continue
@@ -133,7 +137,7 @@ def main():
             args.append(n)
         lines.append(f"STRIDER_FLUSHING int {name}({', '.join(decl) if decl else 'void'}) {{")
         lines.append("  strider::calls::flush_deferred_sends();")
-        lines.append(f"  return STRIDER_NEXT({name})({', '.join(args)});")
+        lines.append(f"  return STRIDER_NEXT_BY_NAME({name})({', '.join(args)});")
         lines.append("}")
         lines.append("")
         count += 1

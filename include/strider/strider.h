@@ -61,7 +61,8 @@ typedef struct strider_stats {
                                         used again takes no more offers) */
   uint64_t reductions_on_gpu;        /* of collectives_same_node, reductions computed on the GPUs */
   uint64_t unpack_waves;      /* completion calls whose GPU receives were unpacked by one kernel */
-  uint64_t pack_waves;        /* MPI_Startall calls whose GPU sends were packed by one kernel */
+  uint64_t pack_waves;        /* MPI_Startall calls and flushes of deferred sends whose GPU sends
+                                 were packed, or written into same-node offers, by one kernel */
   uint64_t persistent_served; /* persistent point-to-point requests Strider moves (GPU buffers,
                                  or host ones with STRIDER_P2P_HOST=pack) */
   uint64_t sends_deferred;    /* nonblocking sends packed and started at a later MPI call

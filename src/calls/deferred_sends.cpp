@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "calls/p2p_operations.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
@@ -26,6 +27,8 @@ struct DeferredSend {
   MPI_Comm comm = MPI_COMM_NULL;
   MPI_Request request = MPI_REQUEST_NULL;  // the MPI's persistent send (the application's)
   offers::NumberedSend numbered;
+  int dest = MPI_PROC_NULL, tag = 0;
+  std::unique_ptr<offers::PendingFill> fill;  // an offer taken: `request` is its notice
   int rc = MPI_SUCCESS;  // the flush's error for it: reported when it completes
 };
 using DeferredPtr = std::shared_ptr<DeferredSend>;
@@ -38,6 +41,9 @@ class DeferredSendOperation final : public transfer::Operation {
   // which never started it (an inactive request completes at once).
   bool persistent() const override { return true; }
   bool one_shot() const override { return true; }
+  // A notice: its data is in the receiver's memory, and the offered receive waits for it (as
+  // NoticeOperation).
+  bool may_cancel() override { return !send_->fill; }
 
  private:
   DeferredPtr send_;
@@ -55,22 +61,90 @@ Queue& queue() {
   return *q;
 }
 
-// Packs the sends (one kernel for those a GPU wave takes) and starts them in order.
+// The receiver withdrew the offer: the data goes by the MPI under a request of Strider's own,
+// which completes in the background (the application's, never started, completes at once).
+int send_as_data(DeferredSend& s) {
+  transfer::Outgoing out;
+  int rc = transfer::pack_outgoing(s.object, {s.comm, s.dest}, out);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Request r = MPI_REQUEST_NULL;
+  rc = PMPI_Isend(out.wire.data(), out.shape.count, out.shape.type, s.dest, s.tag, s.comm, &r);
+  if (rc == MPI_SUCCESS) {
+    transfer::requests().orphan(r, std::make_unique<SendOperation>(std::move(out)));
+  }
+  return rc;
+}
+
+// Packs the sends into their wires (one kernel for those a GPU wave takes), writes the offers
+// taken (one kernel for those on one GPU), then starts them in order.
 void pack_and_start(std::vector<DeferredPtr>& sends) {
   std::vector<transfer::Outbound> outbound;
-  outbound.reserve(sends.size());
-  for (const DeferredPtr& s : sends) outbound.push_back({&s->object, &s->out, s->comm});
-  std::vector<char> packed;
-  transfer::pack_wave(outbound, packed);
-  for (std::size_t k = 0; k < sends.size(); ++k) {
-    if (!packed[k])
-      sends[k]->rc = transfer::pack_prepared(sends[k]->object, sends[k]->out, sends[k]->comm);
-  }
+  std::vector<DeferredSend*> wired;
+  std::vector<offers::PendingFill*> fills;
   for (const DeferredPtr& s : sends) {
+    if (s->fill) {
+      fills.push_back(s->fill.get());
+    } else {
+      outbound.push_back({&s->object, &s->out, s->comm});
+      wired.push_back(s.get());
+    }
+  }
+  std::vector<char> packed, kept;
+  transfer::pack_wave(outbound, packed);
+  for (std::size_t k = 0; k < wired.size(); ++k) {
+    if (!packed[k]) {
+      wired[k]->rc = transfer::pack_prepared(wired[k]->object, wired[k]->out, wired[k]->comm);
+    }
+  }
+  if (!fills.empty()) offers::fill_pending(fills, kept);
+  std::size_t next_fill = 0;
+  for (const DeferredPtr& s : sends) {
+    if (s->fill) {
+      // As offers::take: a failed write still sends its notice (the receiver waits for it).
+      s->rc = s->fill->rc;
+      if (!kept[next_fill++]) {
+        s->rc = s->numbered.sent(send_as_data(*s));
+      } else {
+        const int notice = PMPI_Start(&s->request);
+        s->rc = s->rc != MPI_SUCCESS ? s->rc : s->numbered.sent(notice);
+      }
+      continue;
+    }
     // A send that was not packed is not started: its stream is not trusted again, as for any
     // send that failed.
     s->rc = s->numbered.sent(s->rc == MPI_SUCCESS ? PMPI_Start(&s->request) : s->rc);
   }
+}
+
+// Tracks the send under its request and queues it; flushes at a cap.
+void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
+  *request = send->request;
+  transfer::requests().track(*request, std::make_unique<DeferredSendOperation>(send));
+  transfer::counters().sends_deferred++;
+  Queue& q = queue();
+  bool full = false;
+  {
+    std::lock_guard lock(q.mutex);
+    q.bytes += bytes;
+    q.sends.push_back(std::move(send));
+    full = q.sends.size() >= BurstPolicy::kMaxSends || q.bytes >= BurstPolicy::kMaxBytes;
+    q.pending.store(true, std::memory_order_release);
+  }
+  if (full) flush_deferred_sends();
+}
+
+// A deferred send's own part: the object without its type (the application may free it before
+// the flush; the plan is Strider's), its peer and number.
+DeferredPtr deferred(const transfer::Object& object, const transfer::Peer& peer, int dest, int tag,
+                     const offers::NumberedSend& numbered) {
+  auto send = std::make_shared<DeferredSend>();
+  send->object = object;
+  send->object.type = MPI_DATATYPE_NULL;
+  send->comm = peer.comm;
+  send->dest = dest;
+  send->tag = tag;
+  send->numbered = numbered;
+  return send;
 }
 
 }  // namespace
@@ -86,30 +160,33 @@ bool may_defer(const transfer::Object& object) {
 
 int defer_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer, int dest,
                int tag, const offers::NumberedSend& numbered, MPI_Request* request) {
-  auto send = std::make_shared<DeferredSend>();
-  send->object = object;
-  send->object.type = MPI_DATATYPE_NULL;  // may be freed before the flush; not needed
-  send->comm = peer.comm;
-  send->numbered = numbered;
+  DeferredPtr send = deferred(object, peer, dest, tag, numbered);
   int rc = transfer::prepare_outgoing(send->object, peer, send->out);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);
   rc = init(send->out.wire.data(), send->out.shape.count, send->out.shape.type, dest, tag,
             peer.comm, &send->request);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);  // `send` releases its wire
-  *request = send->request;
-  transfer::requests().track(*request, std::make_unique<DeferredSendOperation>(send));
-  transfer::counters().sends_deferred++;
-  Queue& q = queue();
-  bool full = false;
-  {
-    std::lock_guard lock(q.mutex);
-    q.bytes += object.bytes();
-    q.sends.push_back(std::move(send));
-    full = q.sends.size() >= BurstPolicy::kMaxSends || q.bytes >= BurstPolicy::kMaxBytes;
-    q.pending.store(true, std::memory_order_release);
-  }
-  if (full) flush_deferred_sends();
+  enqueue(std::move(send), object.bytes(), request);
   return MPI_SUCCESS;
+}
+
+bool defer_offered_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer,
+                        int dest, int tag, const offers::NumberedSend& numbered,
+                        MPI_Request* request, int& rc) {
+  DeferredPtr send = deferred(object, peer, dest, tag, numbered);
+  send->fill = std::make_unique<offers::PendingFill>();
+  if (!offers::claim_pending(send->object, peer.comm, dest, tag, *numbered.index, *send->fill)) {
+    return false;
+  }
+  rc = init(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), dest, tag,
+            peer.comm, &send->request);
+  if (rc != MPI_SUCCESS) {
+    offers::drop_pending(*send->fill);
+    rc = numbered.sent(rc);
+    return true;
+  }
+  enqueue(std::move(send), object.bytes(), request);
+  return true;
 }
 
 void flush_deferred_sends() {

@@ -33,13 +33,24 @@ using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI
 // the settings and thread level allow it.
 bool may_defer(const transfer::Object& object);
 
+// A deferrable send that takes its receiver's same-node offer (message `numbered.index`, claimed
+// now in program order): queued with its write, and `*request` set to the MPI's persistent
+// send of its notice. True when an offer was taken (`rc` then the call's result); false, nothing
+// done, when the message goes as data.
+bool defer_offered_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer,
+                        int dest, int tag, const offers::NumberedSend& numbered,
+                        MPI_Request* request, int& rc);
+
 // Queues the send (its number for the offers in `numbered`) and sets `*request` to the MPI's
 // persistent send on its wire. MPI error code; on an error nothing is queued.
 int defer_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer, int dest,
                int tag, const offers::NumberedSend& numbered, MPI_Request* request);
 
-// Packs and starts every queued send, in the order they were posted. A send whose pack fails
-// is not started: its completion reports the error. Costs one load when nothing is queued.
+// Packs and starts every queued send, in the order they were posted: the packs into wires by
+// one kernel, the writes into same-node offers by another, then every start or notice. A send
+// whose pack fails is not started: its completion reports the error. An offer its receiver
+// withdrew meanwhile: the data goes by the MPI under a request of Strider's own. Costs one load
+// when nothing is queued.
 void flush_deferred_sends();
 
 }  // namespace strider::calls

@@ -82,7 +82,12 @@ int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI
     return numbered.sent(next(buf, count, type, dest, tag, comm, request));
   }
   int rc = MPI_SUCCESS;
-  if (numbered.index && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
+  const bool deferrable = init && may_defer(object);
+  if (numbered.index && deferrable &&
+      defer_offered_send(init, object, {comm, dest}, dest, tag, numbered, request, rc)) {
+    return rc;
+  }
+  if (numbered.index && !deferrable && offers::take(object, comm, dest, tag, *numbered.index, rc)) {
     // Filled already: the notice's request holds nothing of Strider's, and is tracked only so
     // that a cancel of it is refused. It goes after the sends deferred before it.
     flush_deferred_sends();
@@ -92,9 +97,7 @@ int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI
       transfer::requests().track(*request, std::make_unique<NoticeOperation>());
     return rc != MPI_SUCCESS ? rc : numbered.sent(notice);
   }
-  if (init && may_defer(object)) {
-    return defer_send(init, object, {comm, dest}, dest, tag, numbered, request);
-  }
+  if (deferrable) return defer_send(init, object, {comm, dest}, dest, tag, numbered, request);
   flush_deferred_sends();
   transfer::Outgoing out;
   rc = transfer::pack_outgoing(object, {comm, dest}, out);

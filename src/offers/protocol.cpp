@@ -184,27 +184,28 @@ void offer_in_place(const transfer::Object& object, int device, Terms& terms) {
   terms.gpu = engine::cuda::device_fingerprint(device);
 }
 
-enum class InPlace { No, Written, Failed };
+// The GPU an object's kernels run on.
+int device_of(const transfer::Object& object) {
+  return object.view.info.device >= 0 ? object.view.info.device : engine::cuda::current_device();
+}
 
-// Writes the object straight into the receive buffer the terms describe, in the receiver's
-// layout (one kernel, no landing buffer), where it may and pays: a message of exactly the
-// receive's capacity, a GPU object the engine serves, blocks large enough for the link across
-// GPUs, and not too many tiny blocks (ipc::DirectPolicy). No: use the landing buffer instead
-// (nothing written); Failed: `rc` says why.
-InPlace write_in_place(const transfer::Object& object, MPI_Comm comm, int receiver,
-                       const Terms& terms, int& rc) {
+// Whether the object may be written straight into the receive buffer the terms describe, in the
+// receiver's layout (one kernel, no landing buffer): a message of exactly the receive's
+// capacity, a GPU object the engine serves, blocks large enough for the link across GPUs, and
+// not too many tiny blocks (ipc::DirectPolicy). If so, maps the buffer's allocations (pinned in
+// `f.pinned`) and its layout over them (`f.to`).
+bool prepare_in_place(const transfer::Object& object, const Terms& terms, PendingFill& f) {
   Protocol& p = protocol();
-  const int device =
-      object.view.info.device >= 0 ? object.view.info.device : engine::cuda::current_device();
+  const int device = device_of(object);
   if (!terms.in_place || object.bytes() != terms.capacity || !object.gpu || device < 0 ||
       !transfer::gpu_engine_serves(*object.plan) || !consistent(terms.layout, terms.capacity) ||
-      p.no_in_place.count(receiver) != 0) {
-    return InPlace::No;
+      p.no_in_place.count(f.receiver) != 0) {
+    return false;
   }
   for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
     // Past the mappings' cache bound it would be mapped anew for every message.
     if (terms.layout.allocation[a].bytes > static_cast<std::int64_t>(ipc::kMaxImportBytes)) {
-      return InPlace::No;
+      return false;
     }
   }
   const std::int64_t smallest =
@@ -212,14 +213,13 @@ InPlace write_in_place(const transfer::Object& object, MPI_Comm comm, int receiv
                ipc::smallest_block(object.plan->form, object.plan->bounds.extent, object.count));
   if (smallest <= 0 || (terms.gpu != engine::cuda::device_fingerprint(device) &&
                         smallest < ipc::min_block_across_gpus())) {
-    return InPlace::No;
+    return false;
   }
   if (smallest < ipc::DirectPolicy::kTinyBlock &&
       terms.capacity / smallest > ipc::DirectPolicy::kMaxTinyBlocksInPlace) {
-    return InPlace::No;
+    return false;
   }
   transfer::AllocationBases bases{};
-  std::vector<const std::byte*> pinned;
   std::string why;
   for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
     const ipc::SharedAllocation& shared = terms.layout.allocation[a];
@@ -227,35 +227,68 @@ InPlace write_in_place(const transfer::Object& object, MPI_Comm comm, int receiv
         ipc::import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
     if (base == nullptr) {
       // Opening a handle that fails costs tens of microseconds: not again for this receiver.
-      p.no_in_place.insert(receiver);
+      p.no_in_place.insert(f.receiver);
       runtime::log(LogLevel::Info,
                    "same-node writes in place to world rank %d off (its offers land in landing "
                    "buffers): %s",
-                   receiver, why.c_str());
-      break;
+                   f.receiver, why.c_str());
+      for (const std::byte* m : f.pinned) ipc::unpin_wire(m);
+      f.pinned.clear();
+      return false;
     }
     bases[a] = base;
-    pinned.push_back(base);
+    f.pinned.push_back(base);
   }
-  InPlace outcome = InPlace::No;
-  if (static_cast<std::int64_t>(pinned.size()) == terms.layout.allocations) {
-    const auto to = transfer::mapped_form_of(terms.layout, bases);
-    const engine::cuda::Layout to_layout{to->form, 0, to->state};
+  if (f.pinned.empty()) return false;
+  f.to = transfer::mapped_form_of(terms.layout, bases);
+  f.in_place = true;
+  return true;
+}
+
+// The write of a claimed offer as one copy of a batch.
+engine::cuda::BatchCopy fill_copy(const PendingFill& f) {
+  if (!f.in_place)
+    return {transfer::object_side(f.object), transfer::packed_side(f.object, f.landing)};
+  return {transfer::object_side(f.object),
+          {&f.to->form, 0, &f.to->state, 1, const_cast<std::byte*>(f.pinned.front())}};
+}
+
+// Writes one claimed offer by itself: in place by one kernel, or into the landing buffer (also
+// where the engine passes an in-place write up; `declined` when that cannot be mapped).
+void write_one(PendingFill& f, bool& declined) {
+  if (f.in_place) {
+    std::string why;
+    const int device = device_of(f.object);
+    const engine::cuda::Layout to_layout{f.to->form, 0, f.to->state};
     const auto to_view =
-        transfer::wire_view(ipc::WireMemory::Device, const_cast<std::byte*>(bases[0]), device,
-                            transfer::Method::Device);
+        transfer::wire_view(ipc::WireMemory::Device, const_cast<std::byte*>(f.pinned.front()),
+                            device, transfer::Method::Device);
     const auto done =
-        engine::cuda::copy_layout(object.plan->gpu_layout(), object.count, object.view, to_layout,
-                                  1, to_view, transfer::gpu_policy(), why);
+        engine::cuda::copy_layout(f.object.plan->gpu_layout(), f.object.count, f.object.view,
+                                  to_layout, 1, to_view, transfer::gpu_policy(), why);
     if (done == engine::cuda::Outcome::Done) {
-      outcome = InPlace::Written;
-    } else if (done == engine::cuda::Outcome::Failed) {
-      rc = transfer::report_error(comm, "same-node send", why);
-      outcome = InPlace::Failed;
+      f.written_in_place = true;
+      return;
+    }
+    if (done == engine::cuda::Outcome::Failed) {
+      f.rc = transfer::report_error(f.comm, "same-node send", why);
+      return;
+    }
+    f.landing = map_landing(f.node, f.receiver, f.claim);
+    if (f.landing == nullptr) {
+      declined = true;
+      return;
     }
   }
-  for (const std::byte* m : pinned) ipc::unpin_wire(m);
-  return outcome;
+  f.rc = fill_landing(f.object, f.comm, f.claim, f.landing);
+}
+
+// What a claimed offer holds mapped, let go.
+void unmap(PendingFill& f) {
+  for (const std::byte* m : f.pinned) ipc::unpin_wire(m);
+  f.pinned.clear();
+  if (f.landing != nullptr) release_landing(f.claim, f.landing);
+  f.landing = nullptr;
 }
 
 }  // namespace
@@ -320,8 +353,8 @@ int NumberedSend::sent(int rc) const {
   return rc;
 }
 
-bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
-          int& rc) {
+bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
+                   std::uint64_t index, PendingFill& f) {
   Protocol& p = protocol();
   CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
@@ -336,26 +369,87 @@ bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std:
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
     return false;
   }
-  const InPlace written = write_in_place(object, comm, receiver, claim->terms, rc);
-  if (written == InPlace::No) {
-    std::byte* mapped = map_landing(node, receiver, *claim);
-    if (mapped == nullptr) {
+  f.claim = *claim;
+  f.comm = comm;
+  f.receiver = receiver;
+  f.node = node;
+  f.object = object;
+  if (!prepare_in_place(object, claim->terms, f)) {
+    f.landing = map_landing(node, receiver, *claim);
+    if (f.landing == nullptr) {
       Slots::decline(*claim);  // as data, and the receiver stops offering to this process
       return false;
     }
-    rc = fill_landing(object, comm, *claim, mapped);
-    release_landing(*claim, mapped);
   }
-  const bool kept = rc == MPI_SUCCESS
-                        ? Slots::fill(*claim, object.bytes(), written == InPlace::Written)
-                        : Slots::fail(*claim);
-  if (!kept) {
-    rc = MPI_SUCCESS;  // withdrawn (its receive was refused): the data goes by the MPI
-    return false;
-  }
-  if (rc == MPI_SUCCESS) transfer::counters().offers_taken++;
-  p.board.sync();  // the outcome is visible before the notice is
   return true;
+}
+
+void fill_pending(std::span<PendingFill* const> fills, std::vector<char>& kept) {
+  kept.assign(fills.size(), 1);
+  std::vector<char> written(fills.size(), 0), declined(fills.size(), 0);
+  // Several GPU writes from one GPU: one kernel (a wave, as transfer::pack_wave).
+  std::vector<engine::cuda::BatchCopy> copies;
+  std::vector<std::size_t> batched;
+  int device = -1;
+  for (std::size_t i = 0; fills.size() > 1 && transfer::settings().bursts && i < fills.size();
+       ++i) {
+    const PendingFill& f = *fills[i];
+    if (!f.object.gpu || !transfer::gpu_engine_serves(*f.object.plan) ||
+        (!f.in_place && f.claim.terms.landing != Landing::Device)) {
+      continue;
+    }
+    const int d = device_of(f.object);
+    if (device < 0) device = d;
+    if (d != device) continue;
+    copies.push_back(fill_copy(f));
+    batched.push_back(i);
+  }
+  std::string why;
+  if (copies.size() > 1 && engine::cuda::copy_batch(copies, device, transfer::gpu_policy(), why) ==
+                               engine::cuda::Outcome::Done) {
+    for (const std::size_t i : batched) {
+      written[i] = 1;
+      fills[i]->written_in_place = fills[i]->in_place;
+    }
+    transfer::counters().pack_waves++;
+  }
+  Protocol& p = protocol();
+  for (std::size_t i = 0; i < fills.size(); ++i) {
+    PendingFill& f = *fills[i];
+    bool gave_up = false;
+    if (!written[i]) write_one(f, gave_up);
+    unmap(f);
+    if (gave_up) {
+      Slots::decline(f.claim);  // as data, and the receiver stops offering to this process
+      kept[i] = 0;
+      continue;
+    }
+    kept[i] = f.rc == MPI_SUCCESS ? Slots::fill(f.claim, f.object.bytes(), f.written_in_place)
+                                  : Slots::fail(f.claim);
+    if (!kept[i]) {
+      f.rc = MPI_SUCCESS;  // withdrawn (its receive was refused): the data goes by the MPI
+    } else if (f.rc == MPI_SUCCESS) {
+      transfer::counters().offers_taken++;
+    }
+  }
+  p.board.sync();  // the outcomes are visible before the notices are
+}
+
+void drop_pending(PendingFill& f) {
+  unmap(f);
+  Slots::fail(f.claim);
+  protocol().board.sync();
+}
+
+bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
+          int& rc) {
+  PendingFill f;
+  if (!claim_pending(object, comm, dest, tag, index, f)) return false;
+  PendingFill* one[] = {&f};
+  std::vector<char> kept;
+  fill_pending(one, kept);
+  rc = f.rc;
+  return kept[0] != 0;
 }
 
 void persistent_send(MPI_Comm comm, int dest, int tag) {

@@ -7,9 +7,13 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
+#include <vector>
 
 #include "offers/receive_state.hpp"
+#include "transfer/direct_object.hpp"
 #include "transfer/wire.hpp"
 
 namespace strider::offers {
@@ -41,6 +45,33 @@ NumberedSend number_send(MPI_Comm comm, int dest, int tag);
 // `rc` is then the fill's error (the notice is still sent: the receiver waits for it).
 bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
           int& rc);
+
+// An offer taken by a send whose write waits for a flush (calls/deferred_sends.hpp): the claim
+// and where the write goes, mapped and pinned until fill_pending or drop_pending.
+struct PendingFill {
+  Claim claim;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int receiver = -1;  // world rank
+  int node = -1;      // node rank
+  transfer::Object object;
+  bool in_place = false;         // into the receive buffer in its layout, else the landing buffer
+  std::byte* landing = nullptr;  // the landing buffer, mapped
+  std::vector<const std::byte*> pinned;            // in place: the receive buffer's allocations
+  std::shared_ptr<const transfer::MappedForm> to;  // in place: its layout over them
+  int rc = MPI_SUCCESS;                            // the write's error
+  bool written_in_place = false;
+};
+// take() without the write: true when the offer is claimed (`pending` then holds it for
+// fill_pending or drop_pending); false when the message goes as data.
+bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
+                   std::uint64_t index, PendingFill& pending);
+// Writes the claimed offers (those on one GPU by one kernel where there are several) and marks
+// each filled or failed, then makes the outcomes visible before any notice is sent. `kept[i]`:
+// false when the receiver withdrew the offer meanwhile (nothing failed; the data must go by the
+// MPI instead of the notice).
+void fill_pending(std::span<PendingFill* const> fills, std::vector<char>& kept);
+// A claimed offer that will not be written (its notice could not be made): marked failed.
+void drop_pending(PendingFill& pending);
 inline const void* notice_buffer() { return nullptr; }
 constexpr int kNoticeCount = 0;
 inline MPI_Datatype notice_type() { return MPI_BYTE; }

@@ -42,7 +42,7 @@ struct Counters {
   std::atomic<std::uint64_t> offers_in_place{0};
   std::atomic<std::uint64_t> reductions_on_gpu{0};
   std::atomic<std::uint64_t> unpack_waves{0};  // completion calls that unpacked 2+ receives at once
-  std::atomic<std::uint64_t> pack_waves{0};    // starts that packed 2+ sends at once
+  std::atomic<std::uint64_t> pack_waves{0};    // starts and flushes that packed 2+ sends at once
   std::atomic<std::uint64_t> persistent_served{0};  // persistent requests Strider moves
   std::atomic<std::uint64_t> sends_deferred{0};     // nonblocking sends packed at a later call
   std::atomic<std::uint64_t> deferred_flushes{0};   // calls that packed and started them

@@ -307,16 +307,16 @@ bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device) {
          engine::cuda::Outcome::Done;
 }
 
-// The batch side of an object, and of its dense packed bytes.
+}  // namespace
+
 engine::cuda::BatchSide object_side(const Object& object) {
   const plan::Plan& p = *object.plan;
   return {&p.form, p.bounds.extent, &p.gpu, object.count, object.view.device};
 }
-engine::cuda::BatchSide packed_side(const Object& object, std::byte* wire) {
-  return {nullptr, 0, nullptr, object.bytes(), wire};
-}
 
-}  // namespace
+engine::cuda::BatchSide packed_side(const Object& object, std::byte* packed) {
+  return {nullptr, 0, nullptr, object.bytes(), packed};
+}
 
 void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> statuses,
                  std::span<const int> errors) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/cuda/batch_plan.hpp"
 #include "ipc/wire_buffers.hpp"
 #include "transfer/method.hpp"
 #include "transfer/object.hpp"
@@ -67,6 +68,9 @@ struct Outbound {
 // its kernels reach) are packed by one kernel; `packed[i]` says which, and the caller packs the
 // others with pack_prepared. STRIDER_BURST=0: nothing is batched.
 void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed);
+// An object, and its dense packed bytes at `packed`, as the sides of a batched copy.
+engine::cuda::BatchSide object_side(const Object& object);
+engine::cuda::BatchSide packed_side(const Object& object, std::byte* packed);
 void release(Outgoing& out);
 
 // A duplicate of the application's type, freed by free() or when destroyed.
