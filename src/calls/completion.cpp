@@ -1,5 +1,7 @@
 #include "calls/completion.hpp"
 
+#include "offers/protocol.hpp"
+
 namespace strider::calls {
 
 Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
@@ -40,6 +42,7 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
     statuses.push_back(status);
     errors.push_back(mpi_rc == MPI_ERR_IN_STATUS ? status->MPI_ERROR : mpi_rc);
   }
+  offers::settle_wave(ins, statuses, errors);
   transfer::unpack_wave(ins, statuses, errors);
 }
 

@@ -576,25 +576,31 @@ OfferedReceive& offered(transfer::Incoming& in) {
   return static_cast<OfferedReceive&>(*in.extras);  // only this layer makes a receive's extras
 }
 
-bool OfferedReceive::settle(transfer::Incoming& in, MPI_Status& status, int error, int& rc) {
-  observe(watch, status, error);
-  if (offer.slot < 0) return false;
+namespace {
+
+// The outcome of a completed receive's offer (the slot emptied; the board synced by the
+// caller): nothing where the bytes came by the MPI (not taken, or declined).
+std::optional<Outcome> offer_outcome(Offer& offer) {
   Protocol& p = protocol();
-  p.board.sync();
   const Outcome outcome = my_slots().settle(std::exchange(offer.slot, -1));
   if (outcome.phase == Phase::Declined) p.declined.insert(offer.sender);
-  if (outcome.phase == Phase::Retracted || outcome.phase == Phase::Declined) {
-    return false;  // not filled: the bytes came by the MPI
-  }
+  if (outcome.phase == Phase::Retracted || outcome.phase == Phase::Declined) return std::nullopt;
+  return outcome;
+}
+
+// Delivers what the sender wrote: unpacked from the landing buffer unless `unpacked` (a wave did
+// it) or written in place, and the status's count set. MPI error code.
+int deliver(transfer::Incoming& in, const Offer& offer, MPI_Status& status, const Outcome& outcome,
+            bool unpacked) {
   if (outcome.phase != Phase::Filled && outcome.phase != Phase::Written) {
-    rc = transfer::report_error(in.comm, "same-node receive",
-                                "the sender could not write the message");
-    return true;
+    return transfer::report_error(in.comm, "same-node receive",
+                                  "the sender could not write the message");
   }
   const std::int64_t unit = in.object.plan->bounds.size;
   const int full = static_cast<int>(outcome.bytes / unit);
-  rc = MPI_SUCCESS;
-  if (outcome.phase != Phase::Written && full > 0) {  // Written: the sender wrote it in place
+  int rc = MPI_SUCCESS;
+  // Written: the sender wrote it in place.
+  if (!unpacked && outcome.phase != Phase::Written && full > 0) {
     std::byte* data = offer.landing == Landing::Device ? offer.wire.data() : offer.board;
     const auto view = landing_view(offer.landing, data, offer.wire.device);
     rc = transfer::unpack_object(transfer::element_range(in.object, 0, full), data, view,
@@ -605,7 +611,67 @@ bool OfferedReceive::settle(transfer::Incoming& in, MPI_Status& status, int erro
     transfer::counters().offers_used++;
     if (outcome.phase == Phase::Written) transfer::counters().offers_in_place++;
   }
+  return rc;
+}
+
+}  // namespace
+
+bool OfferedReceive::settle(transfer::Incoming& in, MPI_Status& status, int error, int& rc) {
+  observe(watch, status, error);
+  if (offer.slot < 0) return false;
+  protocol().board.sync();
+  const std::optional<Outcome> outcome = offer_outcome(offer);
+  if (!outcome) return false;  // not filled: the bytes came by the MPI
+  rc = deliver(in, offer, status, *outcome, false);
   return true;
+}
+
+void settle_wave(std::span<transfer::Incoming* const> ins, std::span<MPI_Status* const> statuses,
+                 std::span<const int> errors) {
+  if (!transfer::settings().bursts || ins.size() < 2 || !protocol().on) return;
+  std::vector<std::size_t> live;
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    transfer::Incoming& in = *ins[i];
+    if (in.extras && !in.unpacked && errors[i] == MPI_SUCCESS && offered(in).offer.slot >= 0) {
+      live.push_back(i);
+    }
+  }
+  if (live.size() < 2) return;
+  protocol().board.sync();  // once for the wave
+  // Landing buffers on one GPU, whole messages: unpacked by one kernel; the rest now, each.
+  std::vector<engine::cuda::BatchCopy> copies;
+  std::vector<std::pair<std::size_t, Outcome>> batched;
+  int device = -1;
+  for (const std::size_t i : live) {
+    transfer::Incoming& in = *ins[i];
+    OfferedReceive& r = offered(in);
+    observe(r.watch, *statuses[i], errors[i]);
+    const std::optional<Outcome> outcome = offer_outcome(r.offer);
+    if (!outcome) continue;  // the bytes came by the MPI: its wire is unpacked as usual
+    const int d = r.offer.wire.device;
+    if (outcome->phase == Phase::Filled && r.offer.landing == Landing::Device &&
+        outcome->bytes == in.object.bytes() && in.object.gpu && in.object.view.device &&
+        transfer::gpu_engine_serves(*in.object.plan) && d == in.object.view.info.device &&
+        (device < 0 || d == device)) {
+      device = d;
+      copies.push_back({transfer::packed_side(in.object, r.offer.wire.data()),
+                        transfer::object_side(in.object)});
+      batched.emplace_back(i, *outcome);
+      continue;
+    }
+    in.unpack_rc = deliver(in, r.offer, *statuses[i], *outcome, false);
+    in.unpacked = true;
+  }
+  std::string why;
+  const bool waved =
+      copies.size() > 1 && engine::cuda::copy_batch(copies, device, transfer::gpu_policy(), why) ==
+                               engine::cuda::Outcome::Done;
+  if (waved) transfer::counters().unpack_waves++;
+  for (const auto& [i, outcome] : batched) {
+    transfer::Incoming& in = *ins[i];
+    in.unpack_rc = deliver(in, offered(in).offer, *statuses[i], outcome, waved);
+    in.unpacked = true;
+  }
 }
 
 bool may_cancel(transfer::Incoming& in) {

@@ -97,6 +97,12 @@ bool plan_offer(transfer::Incoming& in, int source, int tag);
 void publish(transfer::Incoming& in);
 // (When the receive completes, OfferedReceive::settle, receive_state.hpp, unpacks the data from
 // the landing buffer if it came by the offer and sets the status's count.)
+// Several receives one completion call saw complete (an arrival wave), with their statuses and
+// the MPI's errors: those that made offers are settled together (one board sync), the data the
+// senders left in device landing buffers unpacked by one kernel, the others delivered each.
+// Each is marked unpacked; a receive whose bytes came by the MPI is left for its wire's unpack.
+void settle_wave(std::span<transfer::Incoming* const> ins, std::span<MPI_Status* const> statuses,
+                 std::span<const int> errors);
 // MPI_Cancel on the receive: false when its offer was taken (the receive must complete).
 bool may_cancel(transfer::Incoming& in);
 
