@@ -65,7 +65,7 @@
 
 namespace {
 
-using strider::bench::kMpiName;
+using strider::bench::mpi_name;
 using strider::bench::now_us;
 using strider::bench::summarize;
 using strider::bench::Summary;
@@ -1105,7 +1105,7 @@ int main(int argc, char** argv) {
   const std::string date = strider::bench::today(), env_text = strider_env();
   if (rank == 0) {
     std::printf("coll_kinds: %s, %d ranks on %d GPU(s), %s, %s; Strider %s (env: %s)\n",
-                device_name.c_str(), size, gpus, kMpiName, date.c_str(),
+                device_name.c_str(), size, gpus, mpi_name(), date.c_str(),
                 with_strider ? "loaded" : "NOT loaded", env_text.c_str());
     for (const std::string& d : dropped) std::printf("  skipped: %s\n", d.c_str());
     std::fprintf(csv,
@@ -1168,7 +1168,7 @@ int main(int argc, char** argv) {
             std::fprintf(csv,
                          "%s,%s,%s,%d,%d,%s,%s,%d,%lld,%s,%s,%.2f,%.2f,%.2f,%d,%.2f,%.2f,%.3f,%.2f,"
                          "%.2f,%.2f,%s,%s,%lld,%lld,%d,%s,%s",
-                         device_name.c_str(), date.c_str(), kMpiName, size, gpus,
+                         device_name.c_str(), date.c_str(), mpi_name(), size, gpus,
                          kCollNames[static_cast<int>(coll)], tname.c_str(), shape.count,
                          static_cast<long long>(shape.packed()), kinds.c_str(),
                          kTouchNames[static_cast<int>(touch)], r.time.median, r.time.p10,

@@ -21,7 +21,7 @@
 
 namespace {
 
-using strider::bench::kMpiName;
+using strider::bench::mpi_name;
 
 using GetStats = int (*)(strider_stats*, size_t);
 
@@ -340,8 +340,8 @@ int main(int argc, char** argv) {
     std::vector<double> t(static_cast<std::size_t>(n));
     for (auto& x : t) x = once_us(c.build);
     const double median = percentile(t, 0.5);
-    std::fprintf(out, "%s,%d,%s,%d,%.3f,%.3f,%d,%ld,%.2f\n", kMpiName, get ? 1 : 0, c.name.c_str(),
-                 c.depth, median, percentile(t, 0.9), n, c.entries,
+    std::fprintf(out, "%s,%d,%s,%d,%.3f,%.3f,%d,%ld,%.2f\n", mpi_name(), get ? 1 : 0,
+                 c.name.c_str(), c.depth, median, percentile(t, 0.9), n, c.entries,
                  c.entries > 0 ? median * 1e3 / static_cast<double>(c.entries) : 0.0);
     std::fflush(out);
   }

@@ -799,7 +799,7 @@ int main(int argc, char** argv) {
   machine = strider::bench::Machine{mnum[0], mnum[1]};
   const std::string date = strider::bench::today();
   const std::string devname = strider::bench::device_label(mem, device);
-  const char* mpi = strider::bench::kMpiName;
+  const char* mpi = strider::bench::mpi_name();
   if (rank == 0) {
     std::printf(
         "halo: %d ranks (dims %dx%dx%d, periodic), %s memory on %s, %s, %s: copy %.2f "

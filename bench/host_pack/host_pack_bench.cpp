@@ -20,7 +20,7 @@
 
 namespace {
 
-using strider::bench::kMpiName;
+using strider::bench::mpi_name;
 
 using Clock = std::chrono::steady_clock;
 using GetStats = int (*)(strider_stats*, size_t);
@@ -374,7 +374,7 @@ int main(int argc, char** argv) {
     const Row r = run_case(c, s, get);
     int packed = 0;
     MPI_Pack_size(c.count, c.type, MPI_COMM_WORLD, &packed);
-    std::fprintf(out, "%s,%s,%d,%lld,%lld,%.3f,%.3f,%.2f,%.3f,%.3f,%.2f,%d\n", kMpiName,
+    std::fprintf(out, "%s,%s,%d,%lld,%lld,%.3f,%.3f,%.2f,%.3f,%.3f,%.2f,%d\n", mpi_name(),
                  c.name.c_str(), packed, static_cast<long long>(c.block_bytes),
                  static_cast<long long>(c.blocks), r.pack_s, r.pack_m, r.pack_m / r.pack_s,
                  r.unpack_s, r.unpack_m, r.unpack_m / r.unpack_s, r.served ? 1 : 0);
@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
     for (auto [same, what] : {std::pair{r.pack_same, "packed-bytes-differ"},
                               std::pair{r.unpack_same, "unpacked-bytes-differ"}}) {
       if (same) continue;
-      std::fprintf(out, "%s,WARNING:%s:%s,,,,,,,,,,\n", kMpiName, c.name.c_str(), what);
+      std::fprintf(out, "%s,WARNING:%s:%s,,,,,,,,,,\n", mpi_name(), c.name.c_str(), what);
       std::fprintf(stderr, "WARNING: %s: %s between Strider and the MPI\n", c.name.c_str(), what);
     }
     if (!r.served) std::fprintf(stderr, "note: %s not served by Strider\n", c.name.c_str());

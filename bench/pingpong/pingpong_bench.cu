@@ -33,7 +33,7 @@
 
 namespace {
 
-using strider::bench::kMpiName;
+using strider::bench::mpi_name;
 
 constexpr std::int64_t kStride = 512;  // TEMPI's 2D objects: blocks 512 bytes apart
 constexpr std::int64_t kGuard = 4096;  // bytes past each object that must stay untouched
@@ -625,7 +625,7 @@ int main(int argc, char** argv) {
     std::printf(
         "device %s (%s, %s), %s: copy %.2f TB/s (read+write), %.1f G lines/s (floor uses %.1f), "
         "launch+sync %.2f us, pinned D2H %.1f GB/s, H2D %.1f GB/s; Strider p2p %s\n",
-        prop.name, where.c_str(), kMpiName, date, machine.copy_bw / 1e12,
+        prop.name, where.c_str(), mpi_name(), date, machine.copy_bw / 1e12,
         machine.lines_measured / 1e9, machine.lines_per_s / 1e9, machine.launch_us,
         machine.d2h_bw / 1e9, machine.h2d_bw / 1e9,
         with_strider ? "loaded" : "NOT loaded: baseline (b) only");
@@ -707,7 +707,7 @@ int main(int argc, char** argv) {
         std::fprintf(csv,
                      "%s,%s,%s,%s,%lld,%lld,%lld,%lld,%s,%.2f,%.2f,%.2f,%d,%.2f,%.2f,%.2f,%.2f,"
                      "%.3f,%.2f,%.3f,%s,%lld,%.3f,%.2f,%.2f,%.1f,%.1f\n",
-                     prop.name, date, kMpiName, where.c_str(), static_cast<long long>(object),
+                     prop.name, date, mpi_name(), where.c_str(), static_cast<long long>(object),
                      static_cast<long long>(block), static_cast<long long>(kStride),
                      static_cast<long long>(layout.count), method, m.median, m.p10, m.p90,
                      m.samples, fa.median, pack_floor, unpack_floor, target, m.median / target,

@@ -43,7 +43,7 @@
 
 namespace {
 
-using strider::bench::kMpiName;
+using strider::bench::mpi_name;
 
 constexpr int kTag = 11;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -867,7 +867,7 @@ int main(int argc, char** argv) {
   const std::string header = format(
       "bench/validate on %s, %s, %s, ranks on %s; STRIDER_PERF_FILE=%s; device method %s; %zu "
       "held-back cases, at most %d round trips / %.0f ms per method, interleaved in %d rounds\n",
-      prop.name, kMpiName, date, same ? "one node" : "two nodes", perf_env ? perf_env : "(unset)",
+      prop.name, mpi_name(), date, same ? "one node" : "two nodes", perf_env ? perf_env : "(unset)",
       with_device ? "measured (CUDA-aware MPI)" : "not available (MPI not CUDA-aware)",
       cases.size(), opt.iters, opt.budget_ms, kRounds);
   if (rank == 0) {

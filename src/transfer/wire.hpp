@@ -113,7 +113,10 @@ struct Incoming {
 };
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the
 // application may have freed its type: a duplicate keeps it alive for the MPI's unpack, which
-// the staged path uses.
+// the staged path uses. Where Strider's engine unpacks whatever arrives, no duplicate is made
+// and `in.object.type` is MPI_DATATYPE_NULL (should a GPU unpack of a partial element find no
+// scratch memory, that receive then fails with the MPI's type error instead of reading a freed
+// type).
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in);
 // The wire receive has completed with `error`, the MPI's for it: unpacks the bytes that
 // arrived, which may be fewer than posted, even a partial element, unless the receive failed or

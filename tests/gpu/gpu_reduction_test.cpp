@@ -231,11 +231,8 @@ Path expected_path(int size) {
   return forced == 1 ? Path::Gpu : forced == 0 ? Path::Host : Path::Either;
 }
 
-#ifdef OPEN_MPI
-constexpr bool kMpiSaturatesNarrowSums = OMPI_MAJOR_VERSION < 5;  // open-mpi/ompi#8045
-#else
-constexpr bool kMpiSaturatesNarrowSums = false;
-#endif
+// open-mpi/ompi#8045
+bool mpi_saturates_narrow_sums() { return on_open_mpi() && mpi_major() < 5; }
 
 void check_cuda(cudaError_t rc) { ASSERT_EQ(rc, cudaSuccess) << cudaGetErrorString(rc); }
 
@@ -367,7 +364,8 @@ class GpuReductions : public WorldCommTest {
     const std::vector<unsigned char> got = get(recv.data, recv_before.size());
     // The host path folds in the MPI's order, which a floating-point sum or product shows.
     const bool result_checked =
-        gpu_path || !(kind.order_sensitive || (kMpiSaturatesNarrowSums && kind.narrow_int_arith));
+        gpu_path ||
+        !(kind.order_sensitive || (mpi_saturates_narrow_sums() && kind.narrow_int_arith));
     // In place, a reduce-scatter's buffer beyond the result and rank 0's Exscan buffer are the
     // MPI's to use: only the margins are checked there.
     const auto checked = [&](std::size_t byte) {

@@ -177,12 +177,6 @@ int error_class(int rc);
 // The MPI's text for an error code.
 std::string error_text(int rc);
 
-#ifdef OPEN_MPI
-inline constexpr bool kOpenMpi = true;
-#else
-inline constexpr bool kOpenMpi = false;
-#endif
-
 // The persistent forms exist (MPI-4: MPICH 4; Open MPI 4.1 is MPI-3.1).
 #if MPI_VERSION >= 4
 inline constexpr bool kHavePersistent = true;

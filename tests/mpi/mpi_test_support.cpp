@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -130,14 +131,50 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
 }
 
 bool waitall_error_hangs() {
-#ifdef OPEN_MPI
+  if (!on_open_mpi()) return false;
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   return level == MPI_THREAD_MULTIPLE;
-#else
-  return false;
-#endif
 }
+
+namespace {
+
+struct LibraryIdentity {
+  bool open_mpi = false, mpich = false;
+  int major = 0;
+};
+
+// "Open MPI v4.1.4, ..." or "MPICH Version:  4.0.2 ...".
+const LibraryIdentity& library_identity() {
+  static const LibraryIdentity id = [] {
+    LibraryIdentity i;
+    char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int len = 0;
+    MPI_Get_library_version(text, &len);
+    const std::string s(text, static_cast<std::size_t>(len > 0 ? len : 0));
+    std::size_t at = std::string::npos;
+    if (s.rfind("Open MPI", 0) == 0) {
+      i.open_mpi = true;
+      at = s.find('v');
+    } else if (s.find("MPICH") != std::string::npos) {
+      i.mpich = true;
+      at = s.find("Version:");
+      if (at != std::string::npos) at += 7;
+    }
+    if (at != std::string::npos) {
+      while (at < s.size() && !std::isdigit(static_cast<unsigned char>(s[at]))) ++at;
+      i.major = std::atoi(s.c_str() + at);
+    }
+    return i;
+  }();
+  return id;
+}
+
+}  // namespace
+
+bool on_open_mpi() { return library_identity().open_mpi; }
+bool on_mpich() { return library_identity().mpich; }
+int mpi_major() { return library_identity().major; }
 
 int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses) {
   if (wait) return MPI_Waitall(n, requests, statuses);

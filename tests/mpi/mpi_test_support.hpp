@@ -82,6 +82,13 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
 // the Waitall case where this is true.
 bool waitall_error_hangs();
 
+// The MPI the test runs on, asked at run time (MPI_Get_library_version, callable before
+// MPI_Init): one binary built for the MPI-5 standard ABI runs on either implementation, so the
+// tests never ask the header (#ifdef OPEN_MPI / MPICH_VERSION).
+bool on_open_mpi();
+bool on_mpich();
+int mpi_major();  // the implementation's major version (4 for Open MPI 4.1.6 or MPICH 4.0.2)
+
 // Completes `n` requests with MPI_Waitall (`wait`), or MPI_Testall until all are done or it
 // fails; the MPI's return code.
 int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <vector>
 
 #include "mpi_test_support.hpp"
 
@@ -127,17 +128,17 @@ TEST_F(Semantics, BadInputGetsTheSystemMpisErrorClass) {
     bool null_packed;
     bool null_position;
   };
-  const Case cases[] = {
+  std::vector<Case> cases = {
       {"null datatype", 1, MPI_DATATYPE_NULL, 256, MPI_COMM_WORLD, false, false},
       {"uncommitted datatype", 1, uncommitted, 256, MPI_COMM_WORLD, false, false},
       {"negative count", -1, vec_, 256, MPI_COMM_WORLD, false, false},
       {"null communicator", 1, vec_, 256, MPI_COMM_NULL, false, false},
       {"negative buffer size", 1, vec_, -5, MPI_COMM_WORLD, false, false},
-#ifndef MPICH_VERSION  // MPICH 4.0 itself crashes on a null pack buffer: nothing to compare
-      {"null packed buffer", 1, vec_, 256, MPI_COMM_WORLD, true, false},
-#endif
       {"null position", 1, vec_, 256, MPI_COMM_WORLD, false, true},
   };
+  // MPICH itself crashes on a null pack buffer: nothing to compare there.
+  if (!on_mpich())
+    cases.push_back({"null packed buffer", 1, vec_, 256, MPI_COMM_WORLD, true, false});
   for (const Case& c : cases) {
     int p1 = 0, p2 = 0;
     char* packed = c.null_packed ? nullptr : out.data();
