@@ -3,14 +3,20 @@
 # Required: a C++ compiler, CMake, make and an MPI; parts needing a missing optional package
 # (GoogleTest, CLI11, nlohmann-json, ...) are left out with a note (scripts/install-deps.sh).
 #
-#   MPIS=openmpi mpich   implementations to build and test (one build tree each, build/<mpi>)
+#   MPIS=openmpi mpich mpich-wheel mpich-abi
+#                        implementations to build and test (one build tree each, build/<mpi>);
+#                        mpich-wheel / mpich-abi: MPICH 5 from PyPI in .venv-mpi/, its own ABI /
+#                        the MPI-5 standard ABI (skipped with a note when PyPI is unreachable)
 #   CUDA=AUTO|ON|OFF     compile the CUDA sources (AUTO: when nvcc is found)
+#   WHEEL_CUDA=OFF       the same for the two wheel builds (off: CI time; GPU paths are built
+#                        and tested against Debian's MPIs)
 #   REQUIRE_ALL_MPIS=1   fail instead of skipping an MPI whose packages cannot be installed
 #   INSTALL_DEPS=0       never try apt-get, only report what is missing
 #   CTEST_ARGS=...       extra ctest arguments, e.g. -L unit or -R pack
 #   CMAKE_ARGS=...       extra configure arguments, e.g. -DSTRIDER_GTEST_SOURCE_DIR=...
-MPIS ?= openmpi mpich
+MPIS ?= openmpi mpich mpich-wheel mpich-abi
 CUDA ?= AUTO
+WHEEL_CUDA ?= OFF
 BUILD ?= build
 JOBS ?= $(shell nproc)
 REQUIRE_ALL_MPIS ?= 0
@@ -24,7 +30,7 @@ FORMAT_FILES = find src include tools tests bench examples \( -name '*.cpp' -o -
 
 .PHONY: help deps build demo test gpu-check bench install clean format format-check
 help:
-	@sed -n '1,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,16p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "targets: demo test build gpu-check bench install format format-check clean"
 
 # In a recipe's shell: checks (and installs) packages once, then $$mpis holds the usable MPIs
@@ -44,7 +50,8 @@ deps:
 # Kept: reached through build-%, make would otherwise delete it as an intermediate file.
 .PRECIOUS: $(BUILD)/%/CMakeCache.txt
 $(BUILD)/%/CMakeCache.txt:
-	cmake -S . -B $(BUILD)/$* -G "$(GENERATOR)" -DSTRIDER_MPI=$* -DSTRIDER_CUDA=$(CUDA) $(CMAKE_ARGS)
+	cmake -S . -B $(BUILD)/$* -G "$(GENERATOR)" -DSTRIDER_MPI=$* \
+	  -DSTRIDER_CUDA=$(if $(filter mpich-wheel mpich-abi,$*),$(WHEEL_CUDA),$(CUDA)) $(CMAKE_ARGS)
 
 build-%: $(BUILD)/%/CMakeCache.txt
 	cmake --build $(BUILD)/$* -j $(JOBS)

@@ -15,6 +15,10 @@ if(Python3_Interpreter_FOUND)
   foreach(dir IN LISTS MPI_C_INCLUDE_DIRS)
     list(APPEND _flush_flags -I${dir})
   endforeach()
+  # The MPI-5 ABI build's mpicc_abi selects its header by a definition (MPI_ABI).
+  foreach(def IN LISTS MPI_C_COMPILE_DEFINITIONS)
+    list(APPEND _flush_flags -D${def})
+  endforeach()
   execute_process(
     COMMAND ${CMAKE_C_COMPILER} -E -P ${_flush_flags} ${_flush_dir}/mpi_header.c
     OUTPUT_FILE ${_flush_dir}/mpi_header.i RESULT_VARIABLE _flush_pp ERROR_VARIABLE _flush_err)

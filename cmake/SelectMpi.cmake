@@ -1,13 +1,27 @@
 # Picks one MPI implementation. Debian installs Open MPI and MPICH side by side under the
 # suffixed names mpicc.openmpi / mpicc.mpich; MPI_Datatype differs in ABI between them, so the
-# library is built once per implementation.
-if(STRIDER_MPI)
-  if(NOT STRIDER_MPI MATCHES "^(openmpi|mpich)$")
-    message(FATAL_ERROR "STRIDER_MPI must be openmpi or mpich, not '${STRIDER_MPI}'")
-  endif()
+# library is built once per implementation (and once more for the MPI-5 standard ABI).
+# mpich-wheel and mpich-abi: MPICH 5 from its PyPI wheel in STRIDER_WHEEL_PREFIX
+# (scripts/install-wheel-mpi.sh makes .venv-mpi/), built with its own ABI (mpicc) or with the
+# MPI-5 standard ABI (mpicc_abi, libmpi_abi.so).
+set(STRIDER_WHEEL_PREFIX "${PROJECT_SOURCE_DIR}/.venv-mpi" CACHE PATH
+    "The virtual environment holding the MPICH wheel (STRIDER_MPI=mpich-wheel or mpich-abi)")
+if(STRIDER_MPI MATCHES "^(openmpi|mpich)$")
   find_program(MPI_C_COMPILER NAMES mpicc.${STRIDER_MPI} REQUIRED)
   find_program(MPI_CXX_COMPILER NAMES mpicxx.${STRIDER_MPI} REQUIRED)
   find_program(MPIEXEC_EXECUTABLE NAMES mpirun.${STRIDER_MPI} mpiexec.${STRIDER_MPI} REQUIRED)
+elseif(STRIDER_MPI MATCHES "^mpich-(wheel|abi)$")
+  set(_abi "")
+  if(STRIDER_MPI STREQUAL "mpich-abi")
+    set(_abi "_abi")
+  endif()
+  set(_bin ${STRIDER_WHEEL_PREFIX}/bin)
+  find_program(MPI_C_COMPILER NAMES mpicc${_abi} PATHS ${_bin} NO_DEFAULT_PATH REQUIRED)
+  find_program(MPI_CXX_COMPILER NAMES mpicxx${_abi} PATHS ${_bin} NO_DEFAULT_PATH REQUIRED)
+  find_program(MPIEXEC_EXECUTABLE NAMES mpiexec PATHS ${_bin} NO_DEFAULT_PATH REQUIRED)
+elseif(STRIDER_MPI)
+  message(FATAL_ERROR
+          "STRIDER_MPI must be openmpi, mpich, mpich-wheel or mpich-abi, not '${STRIDER_MPI}'")
 endif()
 find_package(MPI 3.1 REQUIRED COMPONENTS C CXX)
 
@@ -51,6 +65,8 @@ set(STRIDER_MPIEXEC_FLAGS "")
 if(STRIDER_MPI_IS_OPENMPI)
   set(STRIDER_MPIEXEC_FLAGS --oversubscribe --allow-run-as-root)
   set(STRIDER_MPI_NAME openmpi)
+elseif(STRIDER_MPI MATCHES "^mpich-(wheel|abi)$")
+  set(STRIDER_MPI_NAME ${STRIDER_MPI})
 else()
   set(STRIDER_MPI_NAME mpich)
 endif()

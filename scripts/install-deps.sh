@@ -5,9 +5,10 @@
 # note when missing: Ninja, pkg-config, GoogleTest, CLI11, nlohmann-json (.deps/ counts: see
 # scripts/vendor-deps.sh). Exit status 0 when everything required is there afterwards.
 # --report: print "ok MPI" or "skip MPI: why" per MPI on stdout; exit 1 only when the compiler,
-# CMake or make is missing, or (REQUIRE_ALL_MPIS=1) an MPI is.
+# CMake or make is missing, or (REQUIRE_ALL_MPIS=1) a Debian MPI is. mpich-wheel and mpich-abi
+# (MPICH 5 from PyPI: scripts/install-wheel-mpi.sh) are only ever skipped, with a note.
 #
-# Usage: scripts/install-deps.sh [--report] [openmpi] [mpich]    (--help for this text)
+# Usage: scripts/install-deps.sh [--report] [openmpi] [mpich] [mpich-wheel] [mpich-abi]
 set -u
 cd "$(dirname "$0")/.." || exit 2
 report=0
@@ -39,11 +40,21 @@ mpi_entry() {  # the same fields for one MPI implementation (Debian's suffixed b
   case $1 in
     openmpi) echo "Open MPI~libopenmpi-dev openmpi-bin~have mpicc.openmpi && have mpicxx.openmpi && have mpirun.openmpi~" ;;
     mpich) echo "MPICH~libmpich-dev mpich~have mpicc.mpich && have mpicxx.mpich && { have mpirun.mpich || have mpiexec.mpich; }~" ;;
+    mpich-wheel | mpich-abi) echo "MPICH 5 wheel~~scripts/install-wheel-mpi.sh --check >/dev/null 2>&1~" ;;
     *) return 1 ;;
   esac
 }
 for m in "${mpis[@]}"; do
-  mpi_entry "$m" >/dev/null || { echo "install-deps: unknown MPI '$m' (openmpi, mpich)" >&2; exit 2; }
+  mpi_entry "$m" >/dev/null || {
+    echo "install-deps: unknown MPI '$m' (openmpi, mpich, mpich-wheel, mpich-abi)" >&2; exit 2; }
+done
+is_wheel() { [[ $1 == mpich-wheel || $1 == mpich-abi ]]; }
+wheel_why=""
+for m in "${mpis[@]}"; do
+  if is_wheel "$m" && [[ ${INSTALL_DEPS:-1} != 0 ]]; then
+    wheel_why=$(scripts/install-wheel-mpi.sh 2>&1 >/dev/null)
+    break
+  fi
 done
 
 probe_of() { local rest=${1#*"~"*"~"}; echo "${rest%%"~"*}"; }
@@ -55,9 +66,9 @@ for m in "${mpis[@]}"; do all+=("$(mpi_entry "$m")"); done
 mapfile -t missing < <(missing_entries "${all[@]}")
 
 # Try to install what is missing: root, apt-get, and a registry that answers.
-if [[ ${#missing[@]} -gt 0 && ${INSTALL_DEPS:-1} != 0 ]] && have apt-get && [[ $(id -u) -eq 0 ]]; then
-  pkgs=()
-  for e in "${missing[@]}"; do read -r -a p <<<"$(packages_of "$e")"; pkgs+=("${p[@]}"); done
+pkgs=()
+for e in "${missing[@]}"; do read -r -a p <<<"$(packages_of "$e")"; pkgs+=("${p[@]}"); done
+if [[ ${#pkgs[@]} -gt 0 && ${INSTALL_DEPS:-1} != 0 ]] && have apt-get && [[ $(id -u) -eq 0 ]]; then
   echo "install-deps: installing ${pkgs[*]}" >&2
   t=(); have timeout && t=(timeout 600)
   export DEBIAN_FRONTEND=noninteractive
@@ -84,6 +95,12 @@ for m in "${mpis[@]}"; do
   e=$(mpi_entry "$m")
   if ! is_missing "$e"; then
     [[ $report == 1 ]] && echo "ok $m"
+    continue
+  fi
+  if is_wheel "$m"; then
+    why="no MPICH wheel in .venv-mpi (${wheel_why:-INSTALL_DEPS=0})"
+    echo "install-deps: $m: $why" >&2
+    [[ $report == 1 ]] && echo "skip $m: $why"
     continue
   fi
   why="${e%%"~"*} not installed (Debian: $(packages_of "$e")$hint)"
