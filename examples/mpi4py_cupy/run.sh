@@ -6,21 +6,23 @@
 #        run.sh [OPTIONS] --without-strider        the same program on the bare MPI: exit 0
 #                                                  when it fails ("crashed as expected"), 1 when
 #                                                  it passes ("unexpectedly passed")
-# Options: --mpi openmpi|mpich   MPI the build uses (default openmpi; selects mpi4py's ABI)
-#          --launcher PATH       mpirun to use (default mpirun.<mpi>)
+# Options: --mpi openmpi|mpich|mpich-wheel|mpich-abi
+#                                MPI the build uses (default $STRIDER_EXAMPLE_MPI, else
+#                                openmpi; selects mpi4py's ABI: the wheel's is MPICH's)
+#          --launcher PATH       mpirun to use (default $STRIDER_EXAMPLE_LAUNCHER, else
+#                                mpirun.<mpi>, or the wheel's mpiexec for mpich-wheel)
 #          -- ARGS...            passed to halo_exchange.py (e.g. -- --shape 32 24 20)
-# Environment: PYTHON (default python3), STRIDER_EXAMPLE_TIMEOUT (seconds, default 240).
-# Exit 77 (skipped) when PYTHON cannot import mpi4py or cupy, or sees no GPU.
+# Environment: PYTHON (default python3; the wheel's .venv-mpi/bin/python3 for mpich-wheel),
+# STRIDER_EXAMPLE_TIMEOUT (seconds, default 240), STRIDER_WHEEL_PREFIX (default .venv-mpi).
+# Exit 77 (skipped) when PYTHON cannot import mpi4py or cupy, or sees no GPU, and for
+# mpich-abi (mpi4py's wheels hold no build for the MPI-5 standard ABI).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-python=${PYTHON:-python3}
-# An absolute path: the launcher may start ranks with another PATH (the GPU box's python3 with
-# CuPy is a virtual environment's).
-python=$(command -v "$python" || echo "$python")
-mode=with lib="" mpi=openmpi launcher="" script_args=()
+mode=with lib="" mpi=${STRIDER_EXAMPLE_MPI:-openmpi} launcher=${STRIDER_EXAMPLE_LAUNCHER:-}
+script_args=()
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --without-strider) mode=without ;;
@@ -33,17 +35,28 @@ while [[ $# -gt 0 ]]; do
   esac
   shift
 done
+wheel=${STRIDER_WHEEL_PREFIX:-$here/../../.venv-mpi}
+default_python=python3 default_launcher=mpirun.$mpi abi=$mpi
 case $mpi in
   openmpi) flags=(--allow-run-as-root --oversubscribe) ;;
   mpich) flags=() ;;
-  *) echo "run.sh: --mpi must be openmpi or mpich, not '$mpi'" >&2; exit 2 ;;
+  mpich-wheel)
+    flags=() abi=mpich default_python=$wheel/bin/python3 default_launcher=$wheel/bin/mpiexec ;;
+  mpich-abi)
+    echo "SKIP: mpi4py's wheels hold no build for the MPI-5 standard ABI"; exit 77 ;;
+  *) echo "run.sh: --mpi must be openmpi, mpich, mpich-wheel or mpich-abi, not '$mpi'" >&2
+     exit 2 ;;
 esac
+python=${PYTHON:-$default_python}
+# An absolute path: the launcher may start ranks with another PATH (the GPU box's python3 with
+# CuPy is a virtual environment's).
+python=$(command -v "$python" || echo "$python")
 if [[ $mode == with ]]; then
   [[ -n $lib ]] || { usage >&2; exit 2; }
   [[ -f $lib ]] || { echo "run.sh: no such library: $lib" >&2; exit 2; }
   lib=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
 fi
-launcher=${launcher:-mpirun.$mpi}
+launcher=${launcher:-$default_launcher}
 command -v "$launcher" >/dev/null || { echo "run.sh: launcher '$launcher' not found" >&2; exit 2; }
 
 # Skip cleanly where the example cannot run: no mpi4py or CuPy for this python, or no GPU.
@@ -74,7 +87,7 @@ echo "run.sh: $probe"
 
 # mpi4py's binary wheels hold one extension per MPI ABI: pick the launcher's (a no-op for an
 # mpi4py built from source). Honour a value the caller set.
-export MPI4PY_MPIABI=${MPI4PY_MPIABI:-$mpi}
+export MPI4PY_MPIABI=${MPI4PY_MPIABI:-$abi}
 if [[ $mpi == openmpi ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
