@@ -2,11 +2,13 @@
 """Writes the flush wrappers of libstrider.so (docs/bursts.md, B2).
 
 Reads mpi.h as the C preprocessor left it and writes a C++ file that defines, for every
-int-returning MPI_* function it declares with a PMPI_* twin, a weak entry point that starts the
-calling thread's deferred sends and then calls the next definition. The entry points Strider
+int-returning MPI_* (and MPICH's MPIX_*) function it declares with a PMPI_* twin, a weak entry
+point that starts the deferred sends and then calls the next definition. The entry points Strider
 serves are strong definitions elsewhere in the library and take precedence at link time, so the
 file needs no list of them. Variadic, deprecated and removed functions and the Fortran handle
-and status conversions are left out: none of them can block. The next definition is found by
+and status conversions are left out: none of them can block. So are the calls any thread may
+make at any time (MPI_Initialized, MPI_Query_thread, the info and tool interfaces, ...): a
+flush there could run on a thread that may not call the MPI otherwise. The next definition is found by
 name at the first call, never linked: an MPI may declare a PMPI_* it does not define (MPICH
 4.0's Fortran 2008 status conversions live in its Fortran library).
 
@@ -14,6 +16,11 @@ Usage: flush_wrappers.py <preprocessed mpi.h> <output .cpp>
 """
 import re
 import sys
+
+# Callable by any thread at any time (MPI-4.1 11.6, 15.3; the tool interface is thread-safe), and
+# never blocking: no flush.
+ANY_THREAD = re.compile(r"^MPI_(Initialized|Finalized|Query_thread|Is_thread_main|Get_version|"
+                        r"Get_library_version|Error_string|Error_class|Info_\w+|T_\w+)$")
 
 C_TYPE_WORDS = {"int", "char", "void", "long", "short", "double", "float", "unsigned", "signed",
                 "const", "volatile", "struct", "restrict", "__restrict"}
@@ -83,7 +90,7 @@ def named(param, k):
 
 def declarations(text):
     """(name, params, trailing attributes) of each `int MPI_x(...)` declaration."""
-    for m in re.finditer(r"\bint\s+(P?MPI_\w+)\s*\(", text):
+    for m in re.finditer(r"\bint\s+(P?MPIX?_\w+)\s*\(", text):
         open_at = m.end() - 1
         close = balanced(text, open_at)
         if close < 0:
@@ -119,9 +126,9 @@ def main():
     ]
     count = 0
     for name in sorted(found):
-        if not name.startswith("MPI_") or "P" + name not in found:
+        if not name.startswith(("MPI_", "MPIX_")) or "P" + name not in found:
             continue
-        if re.search(r"f08|_f2c|_c2f|_f2f|_c2f", name):
+        if re.search(r"f08|_f2c|_c2f|_f2f", name) or ANY_THREAD.match(name):
             continue
         params, around = found[name]
         if re.search(r"deprecated|removed|__error__", around):

@@ -30,6 +30,7 @@ struct DeferredSend {
   int dest = MPI_PROC_NULL, tag = 0;
   std::unique_ptr<offers::PendingFill> fill;  // an offer taken: `request` is its notice
   int rc = MPI_SUCCESS;  // the flush's error for it: reported when it completes
+  bool packed = false;   // packed at the call already (its wire needs the type: see defer_send)
 };
 using DeferredPtr = std::shared_ptr<DeferredSend>;
 
@@ -50,6 +51,10 @@ class DeferredSendOperation final : public transfer::Operation {
 };
 
 struct Queue {
+  // Held across a whole flush, so that a send posted meanwhile by another thread (below
+  // MPI_THREAD_MULTIPLE only the calls any thread may make, which the wrappers leave out)
+  // cannot overtake the queue; recursive, for an error handler that calls the MPI.
+  std::recursive_mutex flushing;
   std::mutex mutex;
   std::vector<DeferredPtr> sends;
   std::int64_t bytes = 0;
@@ -84,7 +89,7 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
   for (const DeferredPtr& s : sends) {
     if (s->fill) {
       fills.push_back(s->fill.get());
-    } else {
+    } else if (!s->packed) {
       outbound.push_back({&s->object, &s->out, s->comm});
       wired.push_back(s.get());
     }
@@ -163,6 +168,13 @@ int defer_send(SendInit init, const transfer::Object& object, const transfer::Pe
   DeferredPtr send = deferred(object, peer, dest, tag, numbered);
   int rc = transfer::prepare_outgoing(send->object, peer, send->out);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);
+  // A wire the kernels cannot reach (staged through scratch) may need the MPI's pack, hence the
+  // application's type, which may be freed before the flush: packed now, started later.
+  if (!transfer::moves_without_type(object, send->out.method)) {
+    rc = transfer::pack_prepared(object, send->out, peer.comm);
+    if (rc != MPI_SUCCESS) return numbered.sent(rc);
+    send->packed = true;
+  }
   rc = init(send->out.wire.data(), send->out.shape.count, send->out.shape.type, dest, tag,
             peer.comm, &send->request);
   if (rc != MPI_SUCCESS) return numbered.sent(rc);  // `send` releases its wire
@@ -192,6 +204,7 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
 void flush_deferred_sends() {
   Queue& q = queue();
   if (!q.pending.load(std::memory_order_acquire)) return;
+  std::lock_guard flushing(q.flushing);
   std::vector<DeferredPtr> sends;
   {
     std::lock_guard lock(q.mutex);

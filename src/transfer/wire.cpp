@@ -176,6 +176,13 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
   return !(out.gpu && contiguous(out) && method_for(out, receive, peer) == Method::Device);
 }
 
+bool moves_without_type(const Object& object, Method method) {
+  if (!object.plan->supported) return false;
+  if (!object.gpu) return true;  // the host engine (HostPacking::Strider)
+  return gpu_engine_serves(*object.plan) && traits_of(method).kernel_reaches_wire &&
+         method != Method::Host;
+}
+
 int prepare_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   const MPI_Comm comm = peer.comm;
   if (object.oversized) {
@@ -209,20 +216,6 @@ void release(Outgoing& out) {
   free_wire_shape(out.shape);
 }
 
-namespace {
-
-// Whether Strider's own engine unpacks the object from a wire of `method` whatever arrives, so
-// that the MPI's unpack (the staged path, which needs the type) is never called: a plan of its
-// own, and for a GPU object kernels that reach the wire (no scratch that could be missing).
-bool unpacks_without_type(const Object& object, Method method) {
-  if (!object.plan->supported) return false;
-  if (!object.gpu) return true;  // the host engine (HostPacking::Strider)
-  return gpu_engine_serves(*object.plan) && traits_of(method).kernel_reaches_wire &&
-         method != Method::Host;
-}
-
-}  // namespace
-
 int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Incoming& in) {
   const MPI_Comm comm = peer.comm;
   if (object.oversized) {
@@ -235,7 +228,7 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
   int rc = make_wire_receive(in.capacity, in.post);
   if (rc != MPI_SUCCESS) return rc;
   if (!acquire_for(object, in.method, in.post.footprint, in.wire, comm, rc)) return rc;
-  if (keep_type && unpacks_without_type(object, in.method)) {
+  if (keep_type && moves_without_type(object, in.method)) {
     in.object.type = MPI_DATATYPE_NULL;  // the application may free it; never needed
   } else if (keep_type) {
     rc = in.held_type.dup(object.type);

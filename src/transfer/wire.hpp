@@ -45,6 +45,12 @@ bool acquire_wire_for(Method& method, int device, std::size_t bytes, ipc::WireBu
 // Overrides STRIDER_P2P_HOST from now on (strider_set_p2p_host).
 void set_p2p_host(bool pack);
 
+// Whether Strider's own engine packs or unpacks the object against a wire of `method` whatever
+// happens, so that the MPI's pack (the staged path, which needs the type) is never called: a
+// plan of its own, and for a GPU object kernels that reach the wire (no scratch that could be
+// missing).
+bool moves_without_type(const Object& object, Method method);
+
 // A send's packed bytes (its wire buffer is released when it is destroyed, or earlier by
 // release()): `shape.count` of `shape.type` at `wire.data()` for the MPI.
 struct Outgoing {
