@@ -386,7 +386,7 @@ bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int 
 
 void fill_pending(std::span<PendingFill* const> fills, std::vector<char>& kept) {
   kept.assign(fills.size(), 1);
-  std::vector<char> written(fills.size(), 0), declined(fills.size(), 0);
+  std::vector<char> written(fills.size(), 0);
   // Several GPU writes from one GPU: one kernel (a wave, as transfer::pack_wave).
   std::vector<engine::cuda::BatchCopy> copies;
   std::vector<std::size_t> batched;
@@ -404,9 +404,7 @@ void fill_pending(std::span<PendingFill* const> fills, std::vector<char>& kept) 
     copies.push_back(fill_copy(f));
     batched.push_back(i);
   }
-  std::string why;
-  if (copies.size() > 1 && engine::cuda::copy_batch(copies, device, transfer::gpu_policy(), why) ==
-                               engine::cuda::Outcome::Done) {
+  if (transfer::run_wave(copies, device)) {
     for (const std::size_t i : batched) {
       written[i] = 1;
       fills[i]->written_in_place = fills[i]->in_place;
@@ -662,10 +660,7 @@ void settle_wave(std::span<transfer::Incoming* const> ins, std::span<MPI_Status*
     in.unpack_rc = deliver(in, r.offer, *statuses[i], *outcome, false);
     in.unpacked = true;
   }
-  std::string why;
-  const bool waved =
-      copies.size() > 1 && engine::cuda::copy_batch(copies, device, transfer::gpu_policy(), why) ==
-                               engine::cuda::Outcome::Done;
+  const bool waved = transfer::run_wave(copies, device);
   if (waved) transfer::counters().unpack_waves++;
   for (const auto& [i, outcome] : batched) {
     transfer::Incoming& in = *ins[i];

@@ -307,16 +307,14 @@ bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
          bytes == in.object.bytes() && bytes <= in.capacity;
 }
 
-// A wave's copies, all on GPU `device`, as one kernel: false (nothing to mark) for fewer than two
-// or when the batch could not run; then each goes the usual way and reports its own error.
+}  // namespace
+
 bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device) {
   if (copies.size() < 2) return false;
   std::string error;
   return engine::cuda::copy_batch(copies, device, gpu_policy(), error) ==
          engine::cuda::Outcome::Done;
 }
-
-}  // namespace
 
 engine::cuda::BatchSide object_side(const Object& object) {
   const plan::Plan& p = *object.plan;

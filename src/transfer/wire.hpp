@@ -74,6 +74,9 @@ struct Outbound {
 // its kernels reach) are packed by one kernel; `packed[i]` says which, and the caller packs the
 // others with pack_prepared. STRIDER_BURST=0: nothing is batched.
 void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed);
+// A wave's copies, all on GPU `device`, as one kernel: false (nothing done) for fewer than two or
+// when the batch could not run; each copy then goes the usual way and reports its own error.
+bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device);
 // An object, and its dense packed bytes at `packed`, as the sides of a batched copy.
 engine::cuda::BatchSide object_side(const Object& object);
 engine::cuda::BatchSide packed_side(const Object& object, std::byte* packed);
