@@ -44,7 +44,8 @@ typedef struct strider_stats {
   /* Collectives (blocking or nonblocking calls). */
   uint64_t collectives_served;    /* run by Strider: packed wires or host mirrors */
   uint64_t collectives_forwarded; /* handed to the MPI unchanged */
-  uint64_t persistent_refused;    /* persistent calls refused on GPU memory (MPI_ERR_BUFFER) */
+  uint64_t
+      persistent_refused; /* persistent calls refused: not served, GPU memory (MPI_ERR_BUFFER) */
   uint64_t collectives_same_node; /* of those served, moved GPU to GPU (no host memory) */
   /* Same-node point-to-point offers (docs/same-node-p2p.md). */
   uint64_t offers_made;  /* receives that offered their sender a landing buffer */
@@ -63,8 +64,9 @@ typedef struct strider_stats {
   uint64_t unpack_waves;      /* completion calls whose GPU receives were unpacked by one kernel */
   uint64_t pack_waves;        /* MPI_Startall calls and flushes of deferred sends whose GPU sends
                                  were packed, or written into same-node offers, by one kernel */
-  uint64_t persistent_served; /* persistent point-to-point requests Strider moves (GPU buffers,
-                                 or host ones with STRIDER_P2P_HOST=pack) */
+  uint64_t persistent_served; /* persistent point-to-point requests and collectives Strider
+                                 moves (GPU buffers, or host ones with STRIDER_P2P_HOST=pack or
+                                 STRIDER_COLL_HOST=pack) */
   uint64_t sends_deferred;    /* nonblocking sends packed and started at a later MPI call
                                  (STRIDER_BURST, docs/bursts.md) */
   uint64_t deferred_flushes;  /* MPI calls that packed and started deferred sends */

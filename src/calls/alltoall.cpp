@@ -4,7 +4,7 @@
 #include <climits>
 
 #include "calls/collectives.hpp"
-#include "calls/mpi_pair.hpp"
+#include "calls/mpi_forms.hpp"
 #include "collective/call.hpp"
 #include "collective/execute.hpp"
 #include "collective/same_node.hpp"
@@ -43,10 +43,10 @@ collective::SameNodeShape same_node_shape(const collective::Group& g, bool in_pl
 }  // namespace
 
 int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-             MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Alltoall, MPI_Ialltoall);
+             MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
@@ -60,8 +60,8 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
   if (served) own_piece(*call, g, in_place);
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   return collective::execute(
-      std::move(call), served, g.inter ? nullptr : &shape, request, forward,
-      collective::nothing_to_prepare, [&](collective::Call& c, MPI_Request* r) {
+      std::move(call), served, g.inter ? nullptr : &shape, form, forward,
+      collective::nothing_to_prepare, [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
@@ -70,10 +70,10 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
 
 int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
               void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
-              MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Alltoallv, MPI_Ialltoallv);
+              MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Alltoallv, MPI_Ialltoallv, MPI_Alltoallv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
@@ -89,7 +89,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
   const collective::SameNodeShape shape = same_node_shape(g, in_place);
   collective::Varying s{}, d{};
   return collective::execute(
-      std::move(call), served, g.inter ? nullptr : &shape, request, forward,
+      std::move(call), served, g.inter ? nullptr : &shape, form, forward,
       [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s)) {
@@ -97,7 +97,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
         }
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, rdispls, rtype, d);
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         void* sb = collective::wire_or(c.send, sbuf);
         void* db = collective::wire_or(c.recv, rbuf);
         return mpi(r, sb, s.counts, s.displs, s.type, db, d.counts, d.displs, d.type, comm);
@@ -106,11 +106,10 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
 
 int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
               const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const int rdispls[],
-              const MPI_Datatype rtypes[], MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Alltoallw, MPI_Ialltoallw);
+              const MPI_Datatype rtypes[], MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Alltoallw, MPI_Ialltoallw, MPI_Alltoallw_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
-                       comm);
+    return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
@@ -140,7 +139,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
     return MPI_SUCCESS;
   };
   return collective::execute(
-      std::move(call), served, g.inter ? nullptr : &shape, request, forward,
+      std::move(call), served, g.inter ? nullptr : &shape, form, forward,
       [&](collective::Call& c) -> int {
         if (c.send.converted()) {
           if (const int rc = w_args(c, c.send, c.send_args, c.send_args.displacements)) return rc;
@@ -148,7 +147,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
         if (c.recv.converted()) return w_args(c, c.recv, c.recv_args, c.recv_args.displacements);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         const bool sw = c.send.converted(), rw = c.recv.converted();
         const void* s = sw ? c.send.wire() : (in_place ? MPI_IN_PLACE : sbuf);
         const int* sc = sw ? c.send_args.counts.data() : scounts;

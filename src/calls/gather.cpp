@@ -5,7 +5,7 @@
 #include <climits>
 
 #include "calls/collectives.hpp"
-#include "calls/mpi_pair.hpp"
+#include "calls/mpi_forms.hpp"
 #include "collective/call.hpp"
 #include "collective/execute.hpp"
 #include "collective/roles.hpp"
@@ -163,10 +163,10 @@ bool describe_rooted(const Rooted& r, collective::Call& call, const void* piece,
 }  // namespace
 
 int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-              MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Allgather, MPI_Iallgather);
+              MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Allgather, MPI_Iallgather, MPI_Allgather_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
@@ -177,12 +177,12 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
                       describe_allgather(*call, g, sbuf, scount, stype, rbuf, recv_specs);
   const collective::SameNodeShape shape = allgather_shape(g, in_place);
   return collective::execute(
-      std::move(call), served, g.inter ? nullptr : &shape, request, forward,
+      std::move(call), served, g.inter ? nullptr : &shape, form, forward,
       [&](collective::Call& c) -> int {
         allgather_own_piece(c, g, in_place);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
@@ -190,10 +190,11 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
 }
 
 int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
-               const int displs[], MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Allgatherv, MPI_Iallgatherv);
+               const int displs[], MPI_Datatype rtype, MPI_Comm comm,
+               const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
@@ -205,12 +206,12 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
   const collective::SameNodeShape shape = allgather_shape(g, in_place);
   collective::Varying d{};
   return collective::execute(
-      std::move(call), served, g.inter ? nullptr : &shape, request, forward,
+      std::move(call), served, g.inter ? nullptr : &shape, form, forward,
       [&](collective::Call& c) -> int {
         allgather_own_piece(c, g, in_place);
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d);
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         void* dbuf = collective::wire_or(c.recv, rbuf);
         return mpi(r, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, comm);
@@ -218,10 +219,10 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
 }
 
 int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-           MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Gather, MPI_Igather);
+           MPI_Datatype rtype, int root, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Gather, MPI_Igather, MPI_Gather_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
   if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
@@ -230,12 +231,12 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
     return collective::uniform_specs(r.g.size, rcount, rtype, specs);
   });
   return collective::execute(
-      std::move(call), served, r.same_node(), request, forward,
+      std::move(call), served, r.same_node(), form, forward,
       [&](collective::Call& c) -> int {
         rooted_own_piece(c, r.g, r.role, r.in_place, true);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* q) {
+      [&](collective::Call& c, const collective::Form& q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(q, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
@@ -243,10 +244,11 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
 }
 
 int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
-            const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Gatherv, MPI_Igatherv);
+            const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm,
+            const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
   };
   Rooted r;
   if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
@@ -256,13 +258,13 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
   });
   collective::Varying d{rcounts, displs, rtype};
   return collective::execute(
-      std::move(call), served, r.same_node(), request, forward,
+      std::move(call), served, r.same_node(), form, forward,
       [&](collective::Call& c) -> int {
         rooted_own_piece(c, r.g, r.role, r.in_place, true);
         if (r.role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d);
       },
-      [&](collective::Call& c, MPI_Request* q) {
+      [&](collective::Call& c, const collective::Form& q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         void* dbuf = collective::wire_or(c.recv, rbuf);
         return mpi(q, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, root, comm);
@@ -270,10 +272,10 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
 }
 
 int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-            MPI_Datatype rtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Scatter, MPI_Iscatter);
+            MPI_Datatype rtype, int root, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Scatter, MPI_Iscatter, MPI_Scatter_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
   if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
@@ -282,12 +284,12 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
     return collective::uniform_specs(r.g.size, scount, stype, specs);
   });
   return collective::execute(
-      std::move(call), served, r.same_node(), request, forward,
+      std::move(call), served, r.same_node(), form, forward,
       [&](collective::Call& c) -> int {
         rooted_own_piece(c, r.g, r.role, r.in_place, false);
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* q) {
+      [&](collective::Call& c, const collective::Form& q) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(q, s.buffer, s.count, s.type, d.buffer, d.count, d.type, root, comm);
@@ -296,10 +298,10 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
 
 int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
              void* rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
-             MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Scatterv, MPI_Iscatterv);
+             const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Scatterv, MPI_Iscatterv, MPI_Scatterv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+    return mpi.forward(form, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
   if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
@@ -309,22 +311,23 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
   });
   collective::Varying s{scounts, displs, stype};
   return collective::execute(
-      std::move(call), served, r.same_node(), request, forward,
+      std::move(call), served, r.same_node(), form, forward,
       [&](collective::Call& c) -> int {
         rooted_own_piece(c, r.g, r.role, r.in_place, false);
         if (r.role != collective::Role::Root) return MPI_SUCCESS;
         return collective::varying_args(c, c.send, c.send_args, scounts, displs, stype, s);
       },
-      [&](collective::Call& c, MPI_Request* q) {
+      [&](collective::Call& c, const collective::Form& q) {
         void* sb = collective::wire_or(c.send, sbuf);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(q, sb, s.counts, s.displs, s.type, d.buffer, d.count, d.type, root, comm);
       });
 }
 
-int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Bcast, MPI_Ibcast);
-  const auto forward = [&] { return mpi.forward(request, buf, count, type, root, comm); };
+int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+          const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
+  const auto forward = [&] { return mpi.forward(form, buf, count, type, root, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   const collective::Role role = collective::role_of(g, root);
@@ -338,8 +341,8 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm, MPI_
       rooted_shape(g, collective::SameNodeShape::Exchange::Bcast, root, false);
   const collective::SameNodeShape* same_node = rooted_on_one_node(g, root) ? &shape : nullptr;
   return collective::execute(
-      std::move(call), served, same_node, request, forward, collective::nothing_to_prepare,
-      [&](collective::Call& c, MPI_Request* r) {
+      std::move(call), served, same_node, form, forward, collective::nothing_to_prepare,
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform u = collective::uniform_args(
             role == collective::Role::Root ? c.send : c.recv, buf, count, type);
         return mpi(r, u.buffer, u.count, u.type, root, comm);

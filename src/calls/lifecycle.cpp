@@ -1,6 +1,6 @@
 #include "calls/lifecycle.hpp"
 
-#include "calls/persistent_p2p.hpp"
+#include "calls/persistent_requests.hpp"
 #include "collective/same_node.hpp"
 #include "collective/wire_types.hpp"
 #include "ipc/wire_buffers.hpp"

@@ -6,7 +6,7 @@
 #include <climits>
 
 #include "calls/collectives.hpp"
-#include "calls/mpi_pair.hpp"
+#include "calls/mpi_forms.hpp"
 #include "collective/call.hpp"
 #include "collective/execute.hpp"
 #include "collective/same_node.hpp"
@@ -55,10 +55,11 @@ collective::SameNodeShape same_node_shape(collective::SameNodeShape::Exchange ex
 }  // namespace
 
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_allgather, MPI_Ineighbor_allgather);
+                       MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Neighbor_allgather, MPI_Ineighbor_allgather,
+                                     MPI_Neighbor_allgather_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
@@ -71,8 +72,8 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   return collective::execute(
-      std::move(call), served, &shape, request, forward, collective::nothing_to_prepare,
-      [&](collective::Call& c, MPI_Request* r) {
+      std::move(call), served, &shape, form, forward, collective::nothing_to_prepare,
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
@@ -81,10 +82,11 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
 
 int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                         const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm,
-                        MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv);
+                        const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv,
+                                     MPI_Neighbor_allgatherv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
@@ -98,14 +100,14 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   collective::Varying d{};
   return collective::execute(
-      std::move(call), served, &shape, request, forward,
+      std::move(call), served, &shape, form, forward,
       [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.recv, c.recv_args, rcounts, displs, rtype, d))
           return rc;
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         void* dbuf = collective::wire_or(c.recv, rbuf);
         return mpi(r, s.buffer, s.count, s.type, dbuf, d.counts, d.displs, d.type, comm);
@@ -113,10 +115,11 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
 }
 
 int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
-                      MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall);
+                      MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi =
+      STRIDER_MPI_FORMS(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, MPI_Neighbor_alltoall_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
@@ -129,8 +132,8 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
-      std::move(call), served, &shape, request, forward, collective::nothing_to_prepare,
-      [&](collective::Call& c, MPI_Request* r) {
+      std::move(call), served, &shape, form, forward, collective::nothing_to_prepare,
+      [&](collective::Call& c, const collective::Form& r) {
         const collective::Uniform s = collective::uniform_args(c.send, sbuf, scount, stype);
         const collective::Uniform d = collective::uniform_args(c.recv, rbuf, rcount, rtype);
         return mpi(r, s.buffer, s.count, s.type, d.buffer, d.count, d.type, comm);
@@ -139,10 +142,11 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
 
 int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
                        MPI_Datatype stype, void* rbuf, const int rcounts[], const int rdispls[],
-                       MPI_Datatype rtype, MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv);
+                       MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv,
+                                     MPI_Neighbor_alltoallv_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+    return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
@@ -156,7 +160,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   collective::Varying s{}, d{};
   return collective::execute(
-      std::move(call), served, &shape, request, forward,
+      std::move(call), served, &shape, form, forward,
       [&](collective::Call& c) -> int {
         if (const int rc =
                 collective::varying_args(c, c.send, c.send_args, scounts, sdispls, stype, s))
@@ -166,7 +170,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
           return rc;
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         void* sb = collective::wire_or(c.send, sbuf);
         void* db = collective::wire_or(c.recv, rbuf);
         return mpi(r, sb, s.counts, s.displs, s.type, db, d.counts, d.displs, d.type, comm);
@@ -176,11 +180,11 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
 int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
                        const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                        const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
-                       MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw);
+                       const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw,
+                                     MPI_Neighbor_alltoallw_init);
   const auto forward = [&] {
-    return mpi.forward(request, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
-                       comm);
+    return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   int in = 0, out = 0;
   if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
@@ -194,7 +198,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
-      std::move(call), served, &shape, request, forward,
+      std::move(call), served, &shape, form, forward,
       [&](collective::Call& c) -> int {
         if (c.send.converted()) {
           if (const int rc = collective::wire_args(c, c.send, true, c.send_args)) return rc;
@@ -204,7 +208,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
         }
         return MPI_SUCCESS;
       },
-      [&](collective::Call& c, MPI_Request* r) {
+      [&](collective::Call& c, const collective::Form& r) {
         const bool sw = c.send.converted(), rw = c.recv.converted();
         const void* sb = sw ? c.send.wire() : sbuf;
         const int* sc = sw ? c.send_args.counts.data() : scounts;

@@ -1,8 +1,8 @@
-// Persistent calls (MPI_Send_init, MPI_Recv_init, ...; MPI-4's MPI_<collective>_init) are not
-// served: Strider's operations live under a request from one start to its completion, and a
-// persistent request is started many times. Their GPU buffers must not reach an MPI that is not
-// CUDA-aware (it would dereference them at MPI_Start), so such calls are refused with a clear
-// error, before the MPI creates anything; everything else goes to the MPI unchanged.
+// Persistent calls (MPI_Send_init, MPI_Recv_init, ...; MPI-4's MPI_<collective>_init) on the
+// buffers Strider moves are served (calls/persistent_requests.hpp). A persistent call Strider
+// does not serve whose GPU buffers would reach an MPI that is not CUDA-aware (it would
+// dereference them at MPI_Start) is refused with a clear error, before the MPI creates anything;
+// everything else goes to the MPI unchanged.
 #pragma once
 
 #include <mpi.h>
@@ -11,11 +11,17 @@
 
 namespace strider::calls {
 
-// Whether a persistent call on these buffers must be refused: the MPI is not CUDA-aware and one
-// of them is device memory. With STRIDER_COLL_HOST=pack every persistent collective is refused
-// (host buffers then take the GPU path's logic, so CI sees the refusal). Null, MPI_IN_PLACE and
-// MPI_BOTTOM buffers are skipped.
-bool refuse_persistent(std::initializer_list<const void*> buffers, bool collective);
+// Whether a persistent call Strider does not serve must be refused: the MPI is not CUDA-aware
+// and one of its buffers is device memory. Null, MPI_IN_PLACE and MPI_BOTTOM buffers are
+// skipped.
+bool refuse_persistent(std::initializer_list<const void*> buffers);
+
+// Whether the MPI's own persistent collective `name` (e.g. "MPI_Gather_init") loses data on wires
+// filled at MPI_Start, so that Strider must not serve it over that MPI. MPICH before 4.3: its
+// persistent Gather sends what the send buffer held at init (pmodels/mpich#7078), its persistent
+// Scatter fails or hangs at the second start, its persistent Allgather on an intercommunicator
+// corrupts data.
+bool mpi_persistent_collective_unreliable(const char* name, MPI_Comm comm);
 
 // Reports the refusal through `comm`'s error handler: MPI_ERR_BUFFER (a buffer the call cannot
 // take here), with the nonblocking form to use instead in the log line.

@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "calls/collectives.hpp"
-#include "calls/mpi_pair.hpp"
+#include "calls/mpi_forms.hpp"
 #include "collective/call.hpp"
 #include "collective/roles.hpp"
 #include "collective/same_node_reduce.hpp"
@@ -86,9 +86,9 @@ int bad_arguments(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what)
 // A blocking call whose ranks all run on one node is first offered to the GPUs
 // (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
 // receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
-bool on_gpus(MPI_Comm comm, const MPI_Request* request, const void* sbuf, void* rbuf,
+bool on_gpus(MPI_Comm comm, const collective::Form& form, const void* sbuf, void* rbuf,
              collective::ReductionShape shape, int& rc) {
-  if (request) return false;
+  if (!form.blocking()) return false;
   shape.input = sbuf == MPI_IN_PLACE ? rbuf : sbuf;
   shape.output = rbuf;
   shape.aliased = sbuf == rbuf;
@@ -98,11 +98,9 @@ bool on_gpus(MPI_Comm comm, const MPI_Request* request, const void* sbuf, void* 
 }  // namespace
 
 int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
-           MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce, MPI_Ireduce);
-  const auto forward = [&] {
-    return mpi.forward(request, sbuf, rbuf, count, type, op, root, comm);
-  };
+           MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
+  const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, root, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   const collective::Role role = collective::role_of(g, root);
@@ -112,7 +110,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   const bool root_here = role == collective::Role::Root;
   int rc = MPI_SUCCESS;
   if (!g.inter &&
-      on_gpus(comm, request, root_here || sbuf != MPI_IN_PLACE ? sbuf : nullptr,
+      on_gpus(comm, form, root_here || sbuf != MPI_IN_PLACE ? sbuf : nullptr,
               root_here ? rbuf : nullptr,
               {type, op, nullptr, count, nullptr, root_here ? count : 0, 0, g.size}, rc)) {
     return rc;
@@ -123,36 +121,36 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   const int recv_count = role == collective::Role::Root ? count : -1;
   if (!mirror_both(*call, b, send_count, recv_count, type)) return forward();
   collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+  return collective::serve(std::move(call), form, [&](const collective::Form& r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, root, comm);
   });
 }
 
 int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-              MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Allreduce, MPI_Iallreduce);
-  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
+              const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init);
+  const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, "MPI_Allreduce");
   int rc = MPI_SUCCESS;
-  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size},
-              rc)) {
+  if (on_gpus(comm, form, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size}, rc)) {
     return rc;
   }
   auto call = std::make_unique<collective::Call>(comm);
   Buffers b{sbuf, rbuf};
   if (!mirror_both(*call, b, count, count, type)) return forward();
   collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+  return collective::serve(std::move(call), form, [&](const collective::Form& r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
   });
 }
 
 int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
-                   MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce_scatter, MPI_Ireduce_scatter);
-  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, rcounts, type, op, comm); };
+                   MPI_Comm comm, const collective::Form& form) {
+  const auto mpi =
+      STRIDER_MPI_FORMS(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init);
+  const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcounts, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   int size = 0;
@@ -164,7 +162,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
   int rc = MPI_SUCCESS;
-  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+  if (!g.inter && on_gpus(comm, form, sbuf, rbuf,
                           {type, op, nullptr, static_cast<int>(total), nullptr, rcounts[g.rank],
                            std::accumulate(rcounts, rcounts + g.rank, 0), g.size},
                           rc)) {
@@ -178,15 +176,16 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
   }
   if (g.inter) return not_served(comm, "MPI_Reduce_scatter");
   collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+  return collective::serve(std::move(call), form, [&](const collective::Form& r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), rcounts, type, op, comm);
   });
 }
 
 int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype type, MPI_Op op,
-                         MPI_Comm comm, MPI_Request* request) {
-  const auto mpi = STRIDER_MPI_PAIR(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block);
-  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, rcount, type, op, comm); };
+                         MPI_Comm comm, const collective::Form& form) {
+  const auto mpi = STRIDER_MPI_FORMS(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block,
+                                     MPI_Reduce_scatter_block_init);
+  const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcount, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   if (refused(rcount < 0, type)) {
@@ -198,7 +197,7 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   if (total > INT_MAX) return forward();
   const bool in_place = sbuf == MPI_IN_PLACE;
   int rc = MPI_SUCCESS;
-  if (!g.inter && on_gpus(comm, request, sbuf, rbuf,
+  if (!g.inter && on_gpus(comm, form, sbuf, rbuf,
                           {type, op, nullptr, static_cast<int>(total), nullptr, rcount,
                            rcount * g.rank, g.size},
                           rc)) {
@@ -212,7 +211,7 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
   }
   if (g.inter) return not_served(comm, "MPI_Reduce_scatter_block");
   collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+  return collective::serve(std::move(call), form, [&](const collective::Form& r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), rcount, type, op, comm);
   });
 }
@@ -224,8 +223,8 @@ namespace {
 template <class Pair>
 int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const void* sbuf,
                      void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-                     MPI_Request* request) {
-  const auto forward = [&] { return mpi.forward(request, sbuf, rbuf, count, type, op, comm); };
+                     const collective::Form& form) {
+  const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
   if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, name);
@@ -233,7 +232,7 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
   int rc = MPI_SUCCESS;
   const int outputs = exclusive && g.rank == 0 ? 0 : count;
   const int inputs = exclusive ? g.rank : g.rank + 1;
-  if (on_gpus(comm, request, sbuf, rbuf, {type, op, nullptr, count, nullptr, outputs, 0, inputs},
+  if (on_gpus(comm, form, sbuf, rbuf, {type, op, nullptr, count, nullptr, outputs, 0, inputs},
               rc)) {
     return rc;
   }
@@ -243,7 +242,7 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
   // unchanged.
   if (!mirror_both(*call, b, count, count, type, exclusive)) return forward();
   collective::Call& c = *call;
-  return collective::serve(std::move(call), request, [&](MPI_Request* r) {
+  return collective::serve(std::move(call), form, [&](const collective::Form& r) {
     return mpi(r, b.send_arg(c), b.recv_arg(c), count, type, op, comm);
   });
 }
@@ -251,15 +250,15 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
 }  // namespace
 
 int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-         MPI_Request* request) {
-  return prefix_reduction(STRIDER_MPI_PAIR(MPI_Scan, MPI_Iscan), "MPI_Scan", false, sbuf, rbuf,
-                          count, type, op, comm, request);
+         const collective::Form& form) {
+  return prefix_reduction(STRIDER_MPI_FORMS(MPI_Scan, MPI_Iscan, MPI_Scan_init), "MPI_Scan", false,
+                          sbuf, rbuf, count, type, op, comm, form);
 }
 
 int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
-           MPI_Request* request) {
-  return prefix_reduction(STRIDER_MPI_PAIR(MPI_Exscan, MPI_Iexscan), "MPI_Exscan", true, sbuf, rbuf,
-                          count, type, op, comm, request);
+           const collective::Form& form) {
+  return prefix_reduction(STRIDER_MPI_FORMS(MPI_Exscan, MPI_Iexscan, MPI_Exscan_init), "MPI_Exscan",
+                          true, sbuf, rbuf, count, type, op, comm, form);
 }
 
 }  // namespace strider::calls

@@ -60,13 +60,29 @@ void copy_own_piece(Call& call, int send_piece, int recv_piece, bool send_too) {
   call.recv.pieces()[recv_piece].skip = true;
 }
 
-int start(Call& call) {
+int acquire(Call& call) {
   if (call.send.converted()) {
     if (const int rc = call.send.acquire(call.comm, false)) return rc;
-    if (const int rc = call.send.pack(call.comm)) return rc;
   }
   if (call.recv.converted()) {
     if (const int rc = call.recv.acquire(call.comm, true)) return rc;
+  }
+  for (Mirror& m : call.mirrors) {
+    if (const int rc = m.acquire(call.comm, call.nonblocking)) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int start(Call& call) {
+  if (const int rc = acquire(call)) return rc;
+  return load(call);
+}
+
+int load(Call& call) {
+  if (call.send.converted()) {
+    if (const int rc = call.send.pack(call.comm)) return rc;
+  }
+  if (call.recv.converted()) {
     if (const int rc = call.recv.preload(call.comm)) return rc;
   }
   if (call.self_send >= 0) {
@@ -77,7 +93,7 @@ int start(Call& call) {
     }
   }
   for (Mirror& m : call.mirrors) {
-    if (const int rc = m.load(call.comm, call.nonblocking)) return rc;
+    if (const int rc = m.load(call.comm)) return rc;
   }
   return MPI_SUCCESS;
 }

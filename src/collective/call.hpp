@@ -6,6 +6,8 @@
 //   finish: the receive side is unpacked (one kernel), host mirrors are copied back.
 // Blocking calls run the three in a row; nonblocking ones leave finish to the operation
 // tracked under the MPI's request (transfer/requests.hpp), whichever completion call sees it.
+// Persistent ones take their wires once, at the MPI's init on them; each MPI_Start then loads
+// (load) and each completion finishes.
 #pragma once
 
 #include <mpi.h>
@@ -14,6 +16,7 @@
 #include <span>
 #include <vector>
 
+#include "collective/form.hpp"
 #include "collective/mirror.hpp"
 #include "collective/side.hpp"
 #include "transfer/operation.hpp"
@@ -68,6 +71,10 @@ int wire_args(Call& call, Side& side, bool bytes, WireArgs& out);
 // piece goes to no one else either (alltoall); an allgather still sends it to the others.
 void copy_own_piece(Call& call, int send_piece, int recv_piece, bool send_too = true);
 
+// start = acquire (each converted side takes its wire) + load (the send side packed, in-place
+// pieces preloaded, the own piece copied, mirrors loaded).
+int acquire(Call& call);
+int load(Call& call);
 int start(Call& call);
 int finish(Call& call);
 
@@ -83,20 +90,38 @@ class CollectiveOperation final : public transfer::Operation {
   int finish_rc_ = MPI_SUCCESS;
 };
 
-// Runs `call` around `issue(request)`, the MPI's collective on the wires: blocking when
-// `request` is null, else tracked under the request the MPI returns.
+// A persistent call's MPI init on its wires: the call is kept in `*form.kept` for its starts.
 template <class Issue>
-int serve(std::unique_ptr<Call> call, MPI_Request* request, Issue issue) {
+int serve_persistent(std::unique_ptr<Call> call, const Form& form, Issue issue) {
+  call->nonblocking = true;
+  if (const int rc = acquire(*call)) return rc;
+  // Each start packs (and each completion unpacks) after the application may have freed types.
+  for (Side* side : {&call->send, &call->recv}) {
+    if (!side->converted()) continue;
+    if (const int rc = side->hold_types()) return rc;
+  }
+  const int rc = issue(form);
+  if (rc != MPI_SUCCESS) return rc;
+  *form.kept = std::move(call);
+  return MPI_SUCCESS;
+}
+
+// Runs `call` around `issue(form)`, the MPI's collective on the wires: blocking, tracked under
+// the request the MPI returns (nonblocking), or kept for its starts (persistent).
+template <class Issue>
+int serve(std::unique_ptr<Call> call, const Form& form, Issue issue) {
   transfer::counters().collectives_served++;
+  if (form.is_persistent) return serve_persistent(std::move(call), form, issue);
+  MPI_Request* request = form.request;
   call->nonblocking = request != nullptr;
   if (const int rc = start(*call)) return rc;
   if (request == nullptr) {
-    const int rc = issue(nullptr);
+    const int rc = issue(form);
     if (rc != MPI_SUCCESS) return rc;
     return finish(*call);
   }
   if (const int rc = call->recv.hold_types()) return rc;
-  const int rc = issue(request);
+  const int rc = issue(form);
   if (rc != MPI_SUCCESS) return rc;
   transfer::requests().track(*request, std::make_unique<CollectiveOperation>(std::move(call)));
   return MPI_SUCCESS;

@@ -7,7 +7,8 @@
 //   3. else the wire transport: the call is forwarded where it is not served; otherwise
 //      `prepare(call)` computes what the MPI is given (wire counts and displacements), and
 //      serve (call.hpp) runs start, the MPI's collective on the wires, `issue(call, request)`,
-//      and finish (for a nonblocking call, at its completion).
+//      and finish (for a nonblocking call, at its completion; for a persistent one, the MPI's
+//      init on the wires, then start and finish at each MPI_Start and its completion).
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +16,7 @@
 #include <memory>
 
 #include "collective/call.hpp"
+#include "collective/form.hpp"
 #include "collective/same_node.hpp"
 
 namespace strider::collective {
@@ -24,15 +26,18 @@ inline int nothing_to_prepare(Call&) { return MPI_SUCCESS; }
 
 template <class Forward, class Prepare, class Issue>
 int execute(std::unique_ptr<Call> call, bool served, const SameNodeShape* same_node,
-            MPI_Request* request, Forward forward, Prepare prepare, Issue issue) {
-  if (same_node != nullptr && request == nullptr) {
+            const Form& form, Forward forward, Prepare prepare, Issue issue) {
+  if (same_node != nullptr && form.blocking()) {
     int rc = MPI_SUCCESS;
     if (same_node_collective(call->comm, *same_node, served ? call.get() : nullptr, rc)) return rc;
   }
   if (!served) return forward();
+  // A persistent call's wires travel as bytes: no derived wire type reaches the MPI's request,
+  // which some MPIs release at MPI_Request_free (MPICH 4.0's persistent Allgather).
+  if (form.is_persistent) call->send.travel_as_bytes(), call->recv.travel_as_bytes();
   if (const int rc = prepare(*call)) return rc;
   Call& c = *call;
-  return serve(std::move(call), request, [&](MPI_Request* r) { return issue(c, r); });
+  return serve(std::move(call), form, [&](const Form& f) { return issue(c, f); });
 }
 
 }  // namespace strider::collective

@@ -41,7 +41,7 @@ bool Mirror::describe(const void* buffer, int count, MPI_Datatype type, bool inp
   return true;
 }
 
-int Mirror::load(MPI_Comm comm, bool hold) {
+int Mirror::acquire(MPI_Comm comm, bool hold) {
   std::string error;
   const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(bytes_, 1));
   if (!ipc::acquire_wire(object_.gpu ? ipc::WireMemory::Pinned : ipc::WireMemory::Host, -1, bytes,
@@ -58,6 +58,10 @@ int Mirror::load(MPI_Comm comm, bool hold) {
   mirror_ = object_;
   mirror_.view = runtime::view_buffer(origin(), lo_);
   mirror_.gpu = false;
+  return MPI_SUCCESS;
+}
+
+int Mirror::load(MPI_Comm comm) {
   if (!input_) return MPI_SUCCESS;
   if (dense_) return copy_span(wire_.data(), object_.view.host + lo_, bytes_, object_.gpu, comm);
   return collective::copy_piece(object_, mirror_, comm);

@@ -25,14 +25,15 @@ class Mirror {
   // The address the MPI is given in place of the buffer.
   void* origin() const { return wire_.data() - lo_; }
 
-  // Takes the host memory; copies an input's typemap bytes in. A nonblocking call's type must
-  // outlive the application's handle where the MPI packs it: `hold` duplicates it.
-  int load(MPI_Comm comm, bool hold);
+  // Takes the host memory. A nonblocking or persistent call's type must outlive the
+  // application's handle where the MPI packs it: `hold` duplicates it.
+  int acquire(MPI_Comm comm, bool hold);
+  int load(MPI_Comm comm);   // copies an input's typemap bytes in
   int store(MPI_Comm comm);  // copies an output's typemap bytes back
 
  private:
   transfer::Object object_;  // the application's elements
-  transfer::Object mirror_;  // the same elements in the host copy (valid after load)
+  transfer::Object mirror_;  // the same elements in the host copy (valid after acquire)
   transfer::HeldType held_;
   std::int64_t lo_ = 0, bytes_ = 0;
   bool input_ = false, output_ = false;

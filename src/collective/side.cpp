@@ -146,7 +146,7 @@ int Side::hold_types() {
 bool Side::wire_count(std::size_t i, int& count, int& displacement, MPI_Datatype& type) const {
   MPI_Aint bytes = 0;
   if (!wire_bytes(i, count, bytes, type)) return false;
-  const std::int64_t unit = std::max<std::int64_t>(pieces_[i].size, 1);
+  const std::int64_t unit = as_bytes_ ? 1 : std::max<std::int64_t>(pieces_[i].size, 1);
   if (bytes % unit != 0 || bytes / unit > INT_MAX) return false;
   displacement = static_cast<int>(bytes / unit);
   return true;
@@ -154,10 +154,22 @@ bool Side::wire_count(std::size_t i, int& count, int& displacement, MPI_Datatype
 
 bool Side::wire_bytes(std::size_t i, int& count, MPI_Aint& displacement, MPI_Datatype& type) const {
   const Piece& p = pieces_[i];
-  // An empty type travels as zero bytes, whatever its count.
-  count = p.size == 0 ? 0 : p.object.count;
-  type = p.size == 0 ? MPI_BYTE : wire_type(p.size);
   displacement = static_cast<MPI_Aint>(p.offset);
+  // An empty type travels as zero bytes, whatever its count.
+  if (p.size == 0) {
+    count = 0;
+    type = MPI_BYTE;
+    return true;
+  }
+  if (as_bytes_) {
+    const std::int64_t bytes = p.size * std::max(p.object.count, 0);
+    if (bytes > INT_MAX) return false;
+    count = static_cast<int>(bytes);
+    type = MPI_BYTE;
+    return true;
+  }
+  count = p.object.count;
+  type = wire_type(p.size);
   return type != MPI_DATATYPE_NULL;
 }
 

@@ -58,8 +58,12 @@ class Side {
   // nonblocking call; only the MPI's own unpack, the staged path, needs the handle).
   int hold_types();
 
+  // The wire travels as MPI_BYTE (counts in bytes) instead of one contiguous type per element
+  // size; set before the wire arguments are read.
+  void travel_as_bytes() { as_bytes_ = true; }
+
   // The wire arguments of a piece: its element count and displacement in wire elements, and
-  // the wire type. False when a displacement does not fit an int.
+  // the wire type. False when a count or displacement does not fit an int.
   bool wire_count(std::size_t i, int& count, int& displacement, MPI_Datatype& type) const;
   // Byte displacements (Alltoallw, Neighbor_alltoallw).
   bool wire_bytes(std::size_t i, int& count, MPI_Aint& displacement, MPI_Datatype& type) const;
@@ -70,6 +74,7 @@ class Side {
   std::int64_t bytes_ = 0;
   bool converted_ = false;
   bool gpu_ = false;
+  bool as_bytes_ = false;
   transfer::Method method_ = transfer::Method::Host;
   ipc::WireBuffer wire_;
 };

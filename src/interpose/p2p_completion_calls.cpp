@@ -6,7 +6,7 @@
 
 #include "calls/completion.hpp"
 #include "calls/deferred_sends.hpp"
-#include "calls/persistent_p2p.hpp"
+#include "calls/persistent_requests.hpp"
 #include "interpose/export.hpp"
 #include "offers/protocol.hpp"
 #include "transfer/next.hpp"

@@ -294,7 +294,7 @@ std::string error_text(int rc) {
   return std::string(text, static_cast<std::size_t>(len));
 }
 
-bool persistent_refused_everywhere() {
+bool persistent_served_everywhere() {
   if (!kHavePersistent || !strider_loaded()) return false;
   const char* host = std::getenv("STRIDER_COLL_HOST");
   if (host != nullptr && std::string(host) == "pack") return true;
@@ -393,6 +393,51 @@ void complete(std::vector<State>& states, const Cases& cases, const std::string&
   }
 }
 
+// Whether a case's persistent form is checked here: not where the MPI's own loses data on
+// wires filled at MPI_Start, which Strider leaves to the MPI (calls/persistent.hpp).
+bool persistent_form_tested(const Case& c) {
+  if (!on_mpich() || mpi_major() > 4 || (mpi_major() == 4 && mpi_minor() >= 3)) return true;
+  return c.coll != "Gather" && c.coll != "Scatter" &&
+         !(c.coll == "Allgather" && c.what.rfind("intercommunicator", 0) == 0);
+}
+
+// The persistent forms: every case initialized with its send buffer scrambled (a start must
+// pack what the buffer holds then, not at init), started twice (all at once by MPI_Startall,
+// then one by one by MPI_Start, the receive buffers reset in between) and completed as the
+// nonblocking ones are; the second start's result is the one checked.
+template <class Args>
+void run_persistent(std::vector<State>& states, const Cases& cases, Args args,
+                    const std::string& how) {
+  std::vector<MPI_Request> all;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = *cases[i];
+    State& st = states[i];
+    if (!persistent_form_tested(c)) continue;
+    if (st.send) st.send->write(Bytes(c.send->bytes.size(), 0xA5));
+    const auto [s, r] = args(i);
+    EXPECT_EQ(c.call(Call::kPersistent, s, r, &st.req), MPI_SUCCESS)
+        << "MPI_" << c.coll << "_init: " << c.what;
+    if (st.send) st.send->write(c.send->bytes);
+    all.push_back(st.req);
+  }
+  for (int round = 0; round < 2; ++round) {
+    if (round == 0) {
+      EXPECT_EQ(MPI_Startall(static_cast<int>(all.size()), all.data()), MPI_SUCCESS) << how;
+    } else {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (states[i].recv) states[i].recv->write(cases[i]->recv->bytes);
+      }
+      MPI_Barrier(MPI_COMM_WORLD);  // no rank's second start writes a buffer still being reset
+      for (MPI_Request& r : all) EXPECT_EQ(MPI_Start(&r), MPI_SUCCESS) << how;
+    }
+    complete(states, cases, how);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (!persistent_form_tested(*cases[i])) continue;
+      EXPECT_NE(states[i].req, MPI_REQUEST_NULL) << "a persistent request stays after completion";
+    }
+  }
+}
+
 }  // namespace
 
 void run_cases(Cases& cases, Mode mode) {
@@ -411,8 +456,8 @@ void run_cases(Cases& cases, Mode mode) {
     State& st = states[i];
     if (c.send) st.oracle_send = *c.send;
     if (c.recv) st.oracle_recv = *c.recv;
-    // The oracle in the form under test, completed at once by PMPI_Wait.
-    if (mode == Mode::kPersistent) break;  // refused: no result to compare
+    // The oracle in the form under test (the nonblocking one for a persistent call), completed
+    // at once by PMPI_Wait.
     const Call form = mode == Mode::kBlocking ? Call::kOracle : Call::kOracleNonblocking;
     MPI_Request req = MPI_REQUEST_NULL;
     if (trace) std::fprintf(stderr, "[rank %d] oracle %zu\n", world_rank(), i);
@@ -456,24 +501,23 @@ void run_cases(Cases& cases, Mode mode) {
       complete(states, cases, how);
       break;
     case Mode::kPersistent:
-      // Refused on every rank, before the MPI creates anything (calls/persistent.hpp).
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        const auto [s, r] = args(i);
-        MPI_Request req = MPI_REQUEST_NULL;
-        const int rc = cases[i]->call(Call::kPersistent, s, r, &req);
-        EXPECT_EQ(error_class(rc), MPI_ERR_BUFFER)
-            << "MPI_" << cases[i]->coll << "_init: " << cases[i]->what;
-        if (rc == MPI_SUCCESS && req != MPI_REQUEST_NULL) MPI_Request_free(&req);
-        count_case(cases[i]->coll + "_init (refused)");
+      run_persistent(states, cases, args, how);
+      for (State& st : states) {
+        if (st.req != MPI_REQUEST_NULL) {
+          EXPECT_EQ(MPI_Request_free(&st.req), MPI_SUCCESS) << how;
+        }
       }
-      return;
+      break;
   }
   for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (mode == Mode::kPersistent && !persistent_form_tested(*cases[i])) continue;
     check(*cases[i], states[i], how);
     std::string coll = cases[i]->coll;
     if (mode == Mode::kNonblocking) {
       coll[0] = static_cast<char>(std::tolower(coll[0]));
       coll = "I" + coll;
+    } else if (mode == Mode::kPersistent) {
+      coll += "_init";
     }
     count_case(coll);
   }

@@ -159,7 +159,7 @@ using Cases = std::vector<std::unique_ptr<Case>>;
 enum class Mode {
   kBlocking,
   kNonblocking,  // all started, then completed by Wait, Test loops and Waitall
-  kPersistent,   // MPI_<name>_init (MPI-4 only): refused, see persistent_refused_everywhere()
+  kPersistent,   // MPI_<name>_init (MPI-4 only), started twice: see persistent_served_everywhere()
 };
 const char* name(Mode m);
 // Runs `cases` (the same collectives in the same order on every rank): oracle, call, checks;
@@ -183,12 +183,12 @@ inline constexpr bool kHavePersistent = true;
 #else
 inline constexpr bool kHavePersistent = false;
 #endif
-// Whether Strider refuses the persistent forms on every rank here (MPI_ERR_BUFFER): it is loaded
-// and takes every buffer (STRIDER_COLL_HOST=pack, or device memory on every rank). Where they
-// would reach the MPI they are not tested: MPICH 4.0's own copy a root's own piece only at
-// MPI_<name>_init (pmodels/mpich#7078) and free the application's datatypes at
-// MPI_Request_free (plain MPICH; a later use of the type crashes).
-bool persistent_refused_everywhere();
+// Whether Strider serves the persistent forms on every rank here: it is loaded and takes every
+// buffer (STRIDER_COLL_HOST=pack, or device memory on every rank). Where they would reach the MPI
+// they are not tested: MPICH 4.0's own copy a root's own piece only at MPI_<name>_init
+// (pmodels/mpich#7078) and free the application's datatypes at MPI_Request_free (plain MPICH; a
+// later use of the type crashes).
+bool persistent_served_everywhere();
 
 }  // namespace strider::testing::coll
 

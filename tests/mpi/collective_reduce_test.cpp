@@ -123,7 +123,7 @@ class Reductions : public WorldCommTest {
   template <class Add>
   void exercise(int n_rounds, Add add) {
     for (Mode mode : {Mode::kBlocking, Mode::kNonblocking, Mode::kPersistent}) {
-      if (mode == Mode::kPersistent && !persistent_refused_everywhere()) continue;
+      if (mode == Mode::kPersistent && !persistent_served_everywhere()) continue;
       const int n = mode == Mode::kBlocking ? n_rounds : (n_rounds + 1) / 2;
       for (Kind kind : kKinds) {
         for (int round = 0; round < n; ++round) {

@@ -21,7 +21,7 @@ bool bit(std::uint64_t seed) { return (seed >> 29) & 1; }
 template <class Make>
 void exercise(int n_rounds, Make make) {
   for (Mode mode : {Mode::kBlocking, Mode::kNonblocking, Mode::kPersistent}) {
-    if (mode == Mode::kPersistent && !persistent_refused_everywhere()) continue;
+    if (mode == Mode::kPersistent && !persistent_served_everywhere()) continue;
     const int n = mode == Mode::kBlocking ? n_rounds : (n_rounds + 1) / 2;
     for (int round = 0; round < n; ++round) {
       Cases cases;

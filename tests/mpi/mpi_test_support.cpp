@@ -141,7 +141,7 @@ namespace {
 
 struct LibraryIdentity {
   bool open_mpi = false, mpich = false;
-  int major = 0;
+  int major = 0, minor = 0;
 };
 
 // "Open MPI v4.1.4, ..." or "MPICH Version:  4.0.2 ...".
@@ -163,7 +163,9 @@ const LibraryIdentity& library_identity() {
     }
     if (at != std::string::npos) {
       while (at < s.size() && !std::isdigit(static_cast<unsigned char>(s[at]))) ++at;
-      i.major = std::atoi(s.c_str() + at);
+      char* end = nullptr;
+      i.major = static_cast<int>(std::strtol(s.c_str() + at, &end, 10));
+      if (end != nullptr && *end == '.') i.minor = std::atoi(end + 1);
     }
     return i;
   }();
@@ -175,6 +177,7 @@ const LibraryIdentity& library_identity() {
 bool on_open_mpi() { return library_identity().open_mpi; }
 bool on_mpich() { return library_identity().mpich; }
 int mpi_major() { return library_identity().major; }
+int mpi_minor() { return library_identity().minor; }
 
 int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses) {
   if (wait) return MPI_Waitall(n, requests, statuses);

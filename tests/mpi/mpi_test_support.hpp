@@ -88,6 +88,7 @@ bool waitall_error_hangs();
 bool on_open_mpi();
 bool on_mpich();
 int mpi_major();  // the implementation's major version (4 for Open MPI 4.1.6 or MPICH 4.0.2)
+int mpi_minor();  // and its minor one (1, 0)
 
 // Completes `n` requests with MPI_Waitall (`wait`), or MPI_Testall until all are done or it
 // fails; the MPI's return code.

@@ -1,0 +1,43 @@
+// How a collective is called: blocking (MPI_Alltoallw), nonblocking (MPI_Ialltoallw) or
+// persistent (MPI_Alltoallw_init, then MPI_Start each time). One value carries the form from the
+// interposed entry point to the MPI's own call on the wires, so that every collective serves all
+// three with one body.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+
+namespace strider::collective {
+
+struct Call;
+
+struct Form {
+  // Blocking when null, else nonblocking: `request` is where the MPI's request goes.
+  Form(MPI_Request* r = nullptr) : request(r) {}  // NOLINT: implicit, as the MPI's argument
+
+  // The persistent form: the MPI's MPI_<name>_init creates `*request` on the wires; the served
+  // call's state (wires, pieces, held types) is left in `*kept` for MPI_Start and its
+  // completions. `unserved`: what a call Strider does not serve returns instead of going to the
+  // MPI (a refusal where its buffers are GPU memory the MPI cannot read); null to forward it.
+  static Form persistent(MPI_Info info, MPI_Request* request, std::shared_ptr<Call>* kept,
+                         const std::function<int()>* unserved) {
+    Form f(request);
+    f.is_persistent = true;
+    f.info = info;
+    f.kept = kept;
+    f.unserved = unserved;
+    return f;
+  }
+
+  bool blocking() const { return request == nullptr; }
+
+  MPI_Request* request = nullptr;
+  bool is_persistent = false;
+  MPI_Info info = MPI_INFO_NULL;
+  std::shared_ptr<Call>* kept = nullptr;
+  const std::function<int()>* unserved = nullptr;
+};
+
+}  // namespace strider::collective
