@@ -34,11 +34,9 @@ struct MpiForms {
     }
     return form.request ? nonblocking(args..., form.request) : blocking(args...);
   }
-  // The application's call handed to the MPI unchanged (counted as forwarded). A persistent
-  // call may be refused instead (Form::unserved).
+  // The application's call handed to the MPI unchanged (counted as forwarded).
   template <class... Args>
   int forward(const collective::Form& form, Args... args) const {
-    if (form.is_persistent && form.unserved && *form.unserved) return (*form.unserved)();
     transfer::counters().collectives_forwarded++;
     return (*this)(form, args...);
   }

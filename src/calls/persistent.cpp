@@ -38,8 +38,9 @@ int persistent_refused(MPI_Comm comm, const char* name, const char* instead) {
   // at debug level, since a loop of refused calls would flood stderr.
   const bool first = transfer::counters().persistent_refused++ == 0;
   runtime::log(first ? runtime::LogLevel::Error : runtime::LogLevel::Debug,
-               "%s: Strider cannot serve this persistent call (a datatype or buffer it does not "
-               "take) and its GPU buffers would reach an MPI that is not CUDA-aware: use %s",
+               "%s: Strider does not serve this persistent call here (a datatype it cannot read, "
+               "or an MPI whose own is unreliable) and its GPU buffers would reach an MPI that "
+               "is not CUDA-aware: use %s",
                name, instead);
   PMPI_Comm_call_errhandler(comm, MPI_ERR_BUFFER);
   return MPI_ERR_BUFFER;

@@ -104,12 +104,11 @@ int persistent_collective(MPI_Comm comm, const char* name, const char* instead,
                           MPI_Request* request,
                           const std::function<int(const collective::Form&)>& serve,
                           const std::function<int()>& next) {
-  const bool refuse = refuse_persistent(buffers);
-  const std::function<int()> refused = [&] { return persistent_refused(comm, name, instead); };
-  if (mpi_persistent_collective_unreliable(name, comm)) return refuse ? refused() : next();
+  if (mpi_persistent_collective_unreliable(name, comm)) {
+    return refuse_persistent(buffers) ? persistent_refused(comm, name, instead) : next();
+  }
   std::shared_ptr<collective::Call> kept;
-  const int rc =
-      serve(collective::Form::persistent(info, request, &kept, refuse ? &refused : nullptr));
+  const int rc = serve(collective::Form::persistent(info, request, &kept));
   if (rc != MPI_SUCCESS || !kept) return rc;
   auto p = std::make_shared<PersistentTransfer>();
   p->comm = comm;

@@ -37,9 +37,10 @@ void keep_persistent(MPI_Request request, PersistentPtr p);
 
 // MPI_<collective>_init: `serve(form)` is the collective's body (calls/collectives.hpp) in the
 // persistent form, `next()` the MPI's own init on the application's arguments. Served, its
-// request is kept; not served, it goes to the MPI, or is refused (MPI_ERR_BUFFER, with `instead`
-// named) where one of `buffers` is GPU memory the MPI cannot read. Where the MPI's own persistent
-// collective is unreliable (calls/persistent.hpp) Strider does not serve it.
+// request is kept; not served (nothing to move here), it goes to the MPI. Where the MPI's own
+// persistent collective is unreliable (calls/persistent.hpp) Strider does not serve it: it goes
+// to the MPI, or is refused (MPI_ERR_BUFFER, with `instead` named) where one of `buffers` is GPU
+// memory the MPI cannot read.
 int persistent_collective(MPI_Comm comm, const char* name, const char* instead,
                           std::initializer_list<const void*> buffers, MPI_Info info,
                           MPI_Request* request,

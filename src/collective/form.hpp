@@ -6,7 +6,6 @@
 
 #include <mpi.h>
 
-#include <functional>
 #include <memory>
 
 namespace strider::collective {
@@ -19,15 +18,12 @@ struct Form {
 
   // The persistent form: the MPI's MPI_<name>_init creates `*request` on the wires; the served
   // call's state (wires, pieces, held types) is left in `*kept` for MPI_Start and its
-  // completions. `unserved`: what a call Strider does not serve returns instead of going to the
-  // MPI (a refusal where its buffers are GPU memory the MPI cannot read); null to forward it.
-  static Form persistent(MPI_Info info, MPI_Request* request, std::shared_ptr<Call>* kept,
-                         const std::function<int()>* unserved) {
+  // completions. A call Strider does not serve (nothing to move here) goes to the MPI.
+  static Form persistent(MPI_Info info, MPI_Request* request, std::shared_ptr<Call>* kept) {
     Form f(request);
     f.is_persistent = true;
     f.info = info;
     f.kept = kept;
-    f.unserved = unserved;
     return f;
   }
 
@@ -37,7 +33,6 @@ struct Form {
   bool is_persistent = false;
   MPI_Info info = MPI_INFO_NULL;
   std::shared_ptr<Call>* kept = nullptr;
-  const std::function<int()>* unserved = nullptr;
 };
 
 }  // namespace strider::collective

@@ -1,7 +1,7 @@
 // MPI-4's persistent collectives (MPI_<collective>_init), for MPIs that have them (MPICH 4;
 // Open MPI 4.1 is MPI-3.1). Served like their nonblocking forms, with the wires built once
-// (calls/persistent_requests.hpp); one Strider does not serve goes to the MPI, or is refused
-// with MPI_ERR_BUFFER where its GPU buffers would reach an MPI that is not CUDA-aware.
+// (calls/persistent_requests.hpp); one Strider does not serve goes to the MPI (or, where the
+// MPI's own is unreliable and its buffers are GPU memory, is refused with MPI_ERR_BUFFER).
 #include <mpi.h>
 
 #include "calls/collectives.hpp"
