@@ -8,6 +8,7 @@
 #include "offers/protocol.hpp"
 #include "runtime/log.hpp"
 #include "runtime/mpi_library.hpp"
+#include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
 #include "transfer/state.hpp"
@@ -15,17 +16,28 @@
 
 namespace strider::calls {
 
-void on_init() {
+bool on_init() {
+  // Before any handle is used: a build for another ABI would misread every one of them.
+  const runtime::MpiLibrary& mpi = runtime::mpi_library();
+  const char* library = transfer::mpi_library_file();
+  if (const char* why = runtime::abi_mismatch(runtime::built_abi(), mpi, library)) {
+    runtime::log(runtime::LogLevel::Warn,
+                 "Strider is a pass-through for this process: %s (\"%s\", %s)", why,
+                 mpi.name.c_str(), *library ? library : "library unknown");
+    transfer::become_pass_through();
+    return false;
+  }
   int provided = MPI_THREAD_SINGLE;
   PMPI_Query_thread(&provided);
   transfer::requests().set_single_caller(provided != MPI_THREAD_MULTIPLE);
   transfer::start();
   offers::start();
-  const runtime::MpiLibrary& mpi = runtime::mpi_library();
   runtime::log(runtime::LogLevel::Info,
-               "Strider active on %s %d.%d.%d (\"%s\"), built for the %s ABI; host engine %s",
+               "Strider active on %s %d.%d.%d (\"%s\", %s), built for the %s ABI; host engine %s",
                runtime::to_string(mpi.family), mpi.major, mpi.minor, mpi.patch, mpi.name.c_str(),
-               runtime::built_abi(), runtime::to_string(transfer::settings().host_engine));
+               *library ? library : "library unknown", runtime::built_abi(),
+               runtime::to_string(transfer::settings().host_engine));
+  return true;
 }
 
 void on_finalize() {

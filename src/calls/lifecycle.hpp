@@ -4,7 +4,9 @@
 
 namespace strider::calls {
 
-void on_init();      // collective over MPI_COMM_WORLD (the offers' board)
+// Collective over MPI_COMM_WORLD (the offers' board). False where Strider became a pass-through
+// instead (an MPI of another ABI than this build's: one warning).
+bool on_init();
 void on_finalize();  // after the operations the application orphaned are drained
 
 }  // namespace strider::calls

@@ -71,6 +71,26 @@ const char* built_abi() {
 #endif
 }
 
+const char* abi_mismatch(std::string_view built, const MpiLibrary& mpi,
+                         std::string_view library_file) {
+  const bool standard_library = library_file.find("libmpi_abi") != std::string_view::npos;
+  if (built == "MPI-5 standard") {
+    if (!library_file.empty() && !standard_library) {
+      return "built for the MPI-5 standard ABI, but the MPI's library is a native one";
+    }
+    return nullptr;
+  }
+  if (standard_library)
+    return "built for a native ABI, but the MPI's library is the MPI-5 standard ABI's";
+  if (built == "MPICH" && mpi.family == MpiFamily::OpenMpi) {
+    return "built for MPICH's ABI, but the MPI is Open MPI";
+  }
+  if (built == "Open MPI" && mpi.family == MpiFamily::Mpich) {
+    return "built for Open MPI's ABI, but the MPI is MPICH";
+  }
+  return nullptr;
+}
+
 const char* to_string(MpiFamily family) {
   switch (family) {
     case MpiFamily::OpenMpi:

@@ -29,4 +29,11 @@ const char* built_abi();
 
 const char* to_string(MpiFamily family);
 
+// Pure: why the MPI `mpi`, whose functions live in `library_file` (empty where unknown), cannot
+// be served by a build for the ABI `built` (built_abi()), or null where nothing says so: an Open
+// MPI build on MPICH or the reverse, a native build on an MPI-5 standard ABI library
+// (libmpi_abi) or the reverse. MPIs that name no family (an MPICH derivative) pass.
+const char* abi_mismatch(std::string_view built, const MpiLibrary& mpi,
+                         std::string_view library_file);
+
 }  // namespace strider::runtime

@@ -1,40 +1,33 @@
 // The next definition of an MPI symbol: the MPI library's, or the next tool's when several
-// PMPI-style tools are stacked. Resolved once per symbol (thread-safe static init).
+// PMPI-style tools are stacked. Resolved once per symbol (thread-safe static init), by name
+// alone: libstrider.so names no MPI library and takes no address of a PMPI_ function at link
+// time, so it loads before any MPI and serves whichever the process brings, also one loaded
+// privately (RTLD_LOCAL, as mpi4py does), which the first resolution makes global.
 #pragma once
-
-#include <dlfcn.h>
 
 namespace strider::transfer {
 
+// The next definition of `name` after Strider (never `self`), else the MPI's `pmpi_name`; null
+// where neither is found (an MPI that declares a PMPI_ twin it does not define: MPICH 4.0).
+void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* self);
+
 template <class Fn>
-Fn* resolve_next(const char* name, Fn* self, Fn* pmpi) {
-  void* sym = dlsym(RTLD_NEXT, name);
-  // Without a next definition (static link, odd loaders) the profiling entry point is the MPI.
-  if (sym == nullptr || sym == reinterpret_cast<void*>(self)) return pmpi;
-  return reinterpret_cast<Fn*>(sym);
+Fn* resolve_next(const char* name, const char* pmpi_name, Fn* self) {
+  return reinterpret_cast<Fn*>(
+      resolve_next_symbol(name, pmpi_name, reinterpret_cast<const void*>(self)));
 }
 
-// The same by name alone, with no link-time reference to the PMPI twin (which an MPI may
-// declare without defining it): null where neither is found.
-template <class Fn>
-Fn* resolve_next_by_name(const char* name, const char* pmpi_name, Fn* self) {
-  void* sym = dlsym(RTLD_NEXT, name);
-  if (sym == nullptr || sym == reinterpret_cast<void*>(self)) sym = dlsym(RTLD_DEFAULT, pmpi_name);
-  return reinterpret_cast<Fn*>(sym);
-}
+// Where the MPI library was found: its file (from dladdr), or empty before it is.
+const char* mpi_library_file();
 
 }  // namespace strider::transfer
 
 // Inside an interposed MPI_X: the function to forward to.
-#define STRIDER_NEXT(name)                                                               \
-  ([]() {                                                                                \
-    static auto* const next = ::strider::transfer::resolve_next(#name, &name, &P##name); \
-    return next;                                                                         \
+#define STRIDER_NEXT(name)                                                                \
+  ([]() {                                                                                 \
+    static auto* const next = ::strider::transfer::resolve_next(#name, "P" #name, &name); \
+    return next;                                                                          \
   }())
 
 // The same for the generated entry points (cmake/flush_wrappers.py).
-#define STRIDER_NEXT_BY_NAME(name)                                                                \
-  ([]() {                                                                                         \
-    static auto* const next = ::strider::transfer::resolve_next_by_name(#name, "P" #name, &name); \
-    return next;                                                                                  \
-  }())
+#define STRIDER_NEXT_BY_NAME(name) STRIDER_NEXT(name)

@@ -21,9 +21,17 @@ Settings settings_from(const runtime::Config& config) {
   return s;
 }
 
-const Settings& settings() {
-  static const Settings s = settings_from(runtime::config());
+namespace {
+
+Settings& the_settings() {
+  static Settings s = settings_from(runtime::config());
   return s;
 }
+
+}  // namespace
+
+const Settings& settings() { return the_settings(); }
+
+void become_pass_through() { the_settings().disabled = true; }
 
 }  // namespace strider::transfer

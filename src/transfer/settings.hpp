@@ -31,4 +31,8 @@ Settings settings_from(const runtime::Config& config);
 // The process's settings (from runtime::config(), once).
 const Settings& settings();
 
+// From now on a pure pass-through, as with STRIDER_DISABLE (at MPI_Init, on an MPI whose ABI is
+// not the one this build was made for; before any other thread may call the MPI).
+void become_pass_through();
+
 }  // namespace strider::transfer

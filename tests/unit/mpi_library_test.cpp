@@ -41,5 +41,26 @@ TEST(MpiLibrary, OtherAndEmpty) {
   EXPECT_TRUE(none.name.empty());
 }
 
+TEST(AbiMismatch, EachBuildServesItsOwnAbiOnly) {
+  const MpiLibrary mpich = parse_mpi_library("MPICH Version:      5.0.2\nMPICH Release date: ...");
+  const MpiLibrary open_mpi = parse_mpi_library("Open MPI v4.1.4, package: Debian OpenMPI");
+  const MpiLibrary intel = parse_mpi_library("Intel(R) MPI Library 2021.10 for Linux* OS");
+  // Matching builds and libraries: served.
+  EXPECT_EQ(abi_mismatch("MPICH", mpich, "/usr/lib/libmpich.so.12"), nullptr);
+  EXPECT_EQ(abi_mismatch("MPICH", mpich, "/venv/lib/libmpi.so.12"), nullptr);
+  EXPECT_EQ(abi_mismatch("MPICH", intel, "/opt/intel/lib/release/libmpi.so.12"), nullptr);
+  EXPECT_EQ(abi_mismatch("Open MPI", open_mpi, "/usr/lib/libmpi.so.40"), nullptr);
+  EXPECT_EQ(abi_mismatch("MPI-5 standard", mpich, "/venv/lib/libmpi_abi.so.1"), nullptr);
+  // An unknown library file says nothing about the ABI.
+  EXPECT_EQ(abi_mismatch("MPI-5 standard", mpich, ""), nullptr);
+  // Mismatches.
+  EXPECT_NE(abi_mismatch("MPICH", open_mpi, "/usr/lib/libmpi.so.40"), nullptr);
+  EXPECT_NE(abi_mismatch("Open MPI", mpich, "/usr/lib/libmpich.so.12"), nullptr);
+  EXPECT_NE(abi_mismatch("MPICH", mpich, "/venv/lib/libmpi_abi.so.1"), nullptr);
+  EXPECT_NE(abi_mismatch("Open MPI", open_mpi, "/opt/ompi6/lib/libmpi_abi.so.1"), nullptr);
+  EXPECT_NE(abi_mismatch("MPI-5 standard", mpich, "/venv/lib/libmpi.so.12"), nullptr);
+  EXPECT_NE(abi_mismatch("MPI-5 standard", open_mpi, "/usr/lib/libmpi.so.40"), nullptr);
+}
+
 }  // namespace
 }  // namespace strider::runtime

@@ -1,0 +1,66 @@
+#include "transfer/next.hpp"
+
+#include <dlfcn.h>
+#include <mpi.h>
+
+#include <mutex>
+#include <string>
+
+namespace strider::transfer {
+namespace {
+
+// The MPI library sonames, the build's own ABI first.
+#if defined(MPI_ABI_VERSION)
+constexpr const char* kSonames[] = {"libmpi_abi.so.1", "libmpi_abi.so.0", "libmpi_abi.so"};
+#elif defined(OPEN_MPI)
+constexpr const char* kSonames[] = {"libmpi.so.40", "libmpi.so"};
+#else
+constexpr const char* kSonames[] = {"libmpi.so.12", "libmpich.so.12", "libmpi.so"};
+#endif
+
+// An MPI the process loaded privately, made global so that Strider's lazily bound PMPI_ calls
+// find it (dlopen of a loaded library with RTLD_NOLOAD | RTLD_GLOBAL only promotes it). Null
+// where the MPI is already global or none is loaded (yet: asked again next time).
+void* private_mpi() {
+  static std::mutex mutex;
+  static void* found = nullptr;
+  std::lock_guard lock(mutex);
+  if (found != nullptr) return found;
+  for (const char* soname : kSonames) {
+    found = dlopen(soname, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);
+    if (found != nullptr) return found;
+  }
+  return nullptr;
+}
+
+std::string& library_file() {
+  static std::string file;
+  return file;
+}
+
+void remember_library(void* sym) {
+  static std::once_flag once;
+  Dl_info info{};
+  if (sym == nullptr || dladdr(sym, &info) == 0 || info.dli_fname == nullptr) return;
+  std::call_once(once, [&] { library_file() = info.dli_fname; });
+}
+
+}  // namespace
+
+void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* self) {
+  void* sym = dlsym(RTLD_NEXT, name);
+  if (sym == self) sym = nullptr;
+  if (sym == nullptr) sym = dlsym(RTLD_DEFAULT, pmpi_name);
+  if (sym == nullptr) {
+    if (void* mpi = private_mpi()) {
+      sym = dlsym(mpi, name);
+      if (sym == self || sym == nullptr) sym = dlsym(mpi, pmpi_name);
+    }
+  }
+  if (void* pmpi = dlsym(RTLD_DEFAULT, pmpi_name)) remember_library(pmpi);
+  return sym;
+}
+
+const char* mpi_library_file() { return library_file().c_str(); }
+
+}  // namespace strider::transfer
