@@ -3,6 +3,7 @@
 // is never taken through a stale look.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <thread>
@@ -58,7 +59,26 @@ TEST(OffersBoard, TakeFillSettle) {
   const Outcome o = slots.settle(s);
   EXPECT_EQ(o.phase, Phase::Filled);
   EXPECT_EQ(o.bytes, 16);
-  EXPECT_EQ(slots.open(terms(1, 7, 4, 64)), s);  // the slot is free again
+  // The slot is free again: four new offers fill the four slots.
+  std::vector<int> opened;
+  for (std::uint64_t k = 4; k < 8; ++k) opened.push_back(slots.open(terms(1, 7, k, 64)));
+  std::sort(opened.begin(), opened.end());
+  EXPECT_EQ(opened, (std::vector<int>{0, 1, 2, 3}));
+}
+
+// Offers spread over the board: the sender of each finds it, whatever the order of opening.
+TEST(OffersBoard, EveryOfferIsFoundAmongMany) {
+  std::vector<Slot> memory(64);
+  Slots slots(memory.data(), 64);
+  std::vector<int> at;
+  for (std::uint64_t k = 0; k < 60; ++k) at.push_back(slots.open(terms(9, 2, k, 8)));
+  for (std::uint64_t k = 60; k-- > 0;) {
+    const auto claim = take(slots, message(9, 2, k), 8);
+    ASSERT_TRUE(claim.has_value()) << k;
+    EXPECT_EQ(claim->index_in_board, at[k]);
+    EXPECT_TRUE(Slots::fill(*claim, 8));
+  }
+  EXPECT_FALSE(take(slots, message(9, 2, 60), 8).has_value());  // never offered
 }
 
 // A sender that wrote the receive buffer itself: the receiver settles Written, with the count.
