@@ -1,8 +1,9 @@
 // Persistent calls (MPI_Send_init, MPI_Recv_init, ...; MPI-4's MPI_<collective>_init) on the
-// buffers Strider moves are served (calls/persistent_requests.hpp). A persistent call Strider
-// does not serve whose GPU buffers would reach an MPI that is not CUDA-aware (it would
-// dereference them at MPI_Start) is refused with a clear error, before the MPI creates anything;
-// everything else goes to the MPI unchanged.
+// buffers Strider moves are served (calls/persistent_requests.hpp). A persistent point-to-point
+// call Strider does not serve whose GPU buffer would reach an MPI that is not CUDA-aware (it would
+// dereference it at MPI_Start) is refused with a clear error, before the MPI creates anything; so
+// is a persistent collective on GPU buffers where the MPI's own is unreliable. Every other
+// persistent collective Strider does not serve goes to the MPI, as its nonblocking form does.
 #pragma once
 
 #include <mpi.h>

@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -58,9 +59,10 @@ class Side {
   // nonblocking call; only the MPI's own unpack, the staged path, needs the handle).
   int hold_types();
 
-  // The wire travels as MPI_BYTE (counts in bytes) instead of one contiguous type per element
-  // size; set before the wire arguments are read.
-  void travel_as_bytes() { as_bytes_ = true; }
+  // The wire travels as MPI_BYTE (counts and displacements in bytes) instead of one contiguous
+  // type per element size, where every byte count fits an int (else it keeps the wire types);
+  // set before the wire arguments are read.
+  void travel_as_bytes() { as_bytes_ = bytes_ <= INT_MAX; }
 
   // The wire arguments of a piece: its element count and displacement in wire elements, and
   // the wire type. False when a count or displacement does not fit an int.

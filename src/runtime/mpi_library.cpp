@@ -73,7 +73,10 @@ const char* built_abi() {
 
 const char* abi_mismatch(std::string_view built, const MpiLibrary& mpi,
                          std::string_view library_file) {
-  const bool standard_library = library_file.find("libmpi_abi") != std::string_view::npos;
+  const std::size_t slash = library_file.rfind('/');
+  const std::string_view base =
+      slash == std::string_view::npos ? library_file : library_file.substr(slash + 1);
+  const bool standard_library = base.starts_with("libmpi_abi");
   if (built == "MPI-5 standard") {
     if (!library_file.empty() && !standard_library) {
       return "built for the MPI-5 standard ABI, but the MPI's library is a native one";

@@ -3,19 +3,25 @@
 #include <dlfcn.h>
 #include <mpi.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
 namespace strider::transfer {
 namespace {
 
-// The MPI library sonames, the build's own ABI first.
+// The MPI library sonames, the build's own ABI first; the others too, so that an MPI of another
+// ABI is found and reported at MPI_Init (lifecycle.cpp) rather than missed.
 #if defined(MPI_ABI_VERSION)
-constexpr const char* kSonames[] = {"libmpi_abi.so.1", "libmpi_abi.so.0", "libmpi_abi.so"};
+constexpr const char* kSonames[] = {"libmpi_abi.so.1", "libmpi_abi.so.0", "libmpi_abi.so",
+                                    "libmpi.so.12",    "libmpich.so.12",  "libmpi.so.40"};
 #elif defined(OPEN_MPI)
-constexpr const char* kSonames[] = {"libmpi.so.40", "libmpi.so"};
+constexpr const char* kSonames[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12", "libmpich.so.12",
+                                    "libmpi_abi.so.1"};
 #else
-constexpr const char* kSonames[] = {"libmpi.so.12", "libmpich.so.12", "libmpi.so"};
+constexpr const char* kSonames[] = {"libmpi.so.12", "libmpich.so.12", "libmpi.so",
+                                    "libmpi_abi.so.1", "libmpi.so.40"};
 #endif
 
 // An MPI the process loaded privately, made global so that Strider's lazily bound PMPI_ calls
@@ -58,6 +64,14 @@ void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* s
     }
   }
   if (void* pmpi = dlsym(RTLD_DEFAULT, pmpi_name)) remember_library(pmpi);
+  if (sym == nullptr) {
+    // Calling on would jump to address 0: say what is missing instead.
+    std::fprintf(stderr,
+                 "[strider] fatal: no MPI definition of %s found in this process (is its MPI "
+                 "library loaded? LD_BIND_NOW must be unset)\n",
+                 name);
+    std::abort();
+  }
   return sym;
 }
 

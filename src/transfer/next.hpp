@@ -7,8 +7,9 @@
 
 namespace strider::transfer {
 
-// The next definition of `name` after Strider (never `self`), else the MPI's `pmpi_name`; null
-// where neither is found (an MPI that declares a PMPI_ twin it does not define: MPICH 4.0).
+// The next definition of `name` after Strider (never `self`), else the MPI's `pmpi_name`. Where
+// neither is found the process stops with a message naming it (called only when the application
+// calls `name`, which its MPI therefore has).
 void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* self);
 
 template <class Fn>

@@ -51,6 +51,8 @@ TEST(AbiMismatch, EachBuildServesItsOwnAbiOnly) {
   EXPECT_EQ(abi_mismatch("MPICH", intel, "/opt/intel/lib/release/libmpi.so.12"), nullptr);
   EXPECT_EQ(abi_mismatch("Open MPI", open_mpi, "/usr/lib/libmpi.so.40"), nullptr);
   EXPECT_EQ(abi_mismatch("MPI-5 standard", mpich, "/venv/lib/libmpi_abi.so.1"), nullptr);
+  // Only the file's name counts, not its folders.
+  EXPECT_EQ(abi_mismatch("MPICH", mpich, "/opt/libmpi_abi_tools/lib/libmpi.so.12"), nullptr);
   // An unknown library file says nothing about the ABI.
   EXPECT_EQ(abi_mismatch("MPI-5 standard", mpich, ""), nullptr);
   // Mismatches.
