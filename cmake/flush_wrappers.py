@@ -144,7 +144,7 @@ def main():
             args.append(n)
         lines.append(f"STRIDER_FLUSHING int {name}({', '.join(decl) if decl else 'void'}) {{")
         lines.append("  strider::calls::flush_deferred_sends();")
-        lines.append(f"  return STRIDER_NEXT_BY_NAME({name})({', '.join(args)});")
+        lines.append(f"  return STRIDER_NEXT({name})({', '.join(args)});")
         lines.append("}")
         lines.append("")
         count += 1

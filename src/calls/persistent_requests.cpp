@@ -53,37 +53,26 @@ PersistentTable& table() {
   return *t;
 }
 
-// One start of a served request, tracked under it until the MPI reports it complete (the
-// request then stays, inactive, for the next start).
+// One start of a served point-to-point request, tracked under it until the MPI reports it
+// complete (the request then stays, inactive, for the next start). A collective's start is a
+// collective::CollectiveOperation.
 class PersistentStart final : public transfer::Operation {
  public:
   explicit PersistentStart(PersistentPtr p) : p_(std::move(p)) {}
   int complete(MPI_Status& status, int error) override {
-    if (p_->collective) return error != MPI_SUCCESS ? MPI_SUCCESS : finish_collective();
     if (!p_->receive) return MPI_SUCCESS;
     const int rc = transfer::unpack_incoming(p_->in, status, error);
     rearm();
     return rc;
   }
   int observe_complete(MPI_Status& status) override {
-    if (p_->collective) return finish_collective();
     return p_->receive ? transfer::unpack_incoming(p_->in, status, MPI_SUCCESS) : MPI_SUCCESS;
   }
-  bool cancel_at_finalize() const override { return p_->receive && !p_->collective; }
+  bool cancel_at_finalize() const override { return p_->receive; }
   bool persistent() const override { return true; }
-  transfer::Incoming* incoming() override {
-    return p_->receive && !p_->collective ? &p_->in : nullptr;
-  }
+  transfer::Incoming* incoming() override { return p_->receive ? &p_->in : nullptr; }
 
  private:
-  // A collective's receive side unpacked (and mirrors stored) once per start.
-  int finish_collective() {
-    if (!finished_) {
-      finished_ = true;
-      finish_rc_ = collective::finish(*p_->collective);
-    }
-    return finish_rc_;
-  }
   // Ready for the next start: nothing unpacked yet, no hole closed.
   void rearm() {
     p_->in.unpacked = false;
@@ -91,9 +80,12 @@ class PersistentStart final : public transfer::Operation {
     p_->in.hole_closed = false;
   }
   PersistentPtr p_;
-  bool finished_ = false;
-  int finish_rc_ = MPI_SUCCESS;
 };
+
+transfer::OperationPtr operation_for_start(const PersistentPtr& p) {
+  if (p->collective) return std::make_unique<collective::CollectiveOperation>(p->collective, true);
+  return std::make_unique<PersistentStart>(p);
+}
 
 }  // namespace
 
@@ -150,7 +142,7 @@ int start_persistent(int n, MPI_Request* requests, const std::function<int()>& s
   if (rc != MPI_SUCCESS) return rc;
   for (int i = 0; i < n; ++i) {
     PersistentPtr& p = served[static_cast<std::size_t>(i)];
-    if (p) transfer::requests().track(requests[i], std::make_unique<PersistentStart>(p));
+    if (p) transfer::requests().track(requests[i], operation_for_start(p));
   }
   return MPI_SUCCESS;
 }

@@ -78,14 +78,20 @@ int load(Call& call);
 int start(Call& call);
 int finish(Call& call);
 
+// A served collective's completion, tracked under the MPI's request: the receive side finished
+// once, by whichever completion call sees it. A persistent call's Call is shared with its
+// request's entry (calls/persistent_requests.hpp), and one operation is tracked per start.
 class CollectiveOperation final : public transfer::Operation {
  public:
-  explicit CollectiveOperation(std::unique_ptr<Call> call) : call_(std::move(call)) {}
+  explicit CollectiveOperation(std::shared_ptr<Call> call, bool persistent = false)
+      : call_(std::move(call)), persistent_(persistent) {}
   int complete(MPI_Status& status, int error) override;
   int observe_complete(MPI_Status& status) override;
+  bool persistent() const override { return persistent_; }
 
  private:
-  std::unique_ptr<Call> call_;
+  std::shared_ptr<Call> call_;
+  bool persistent_ = false;
   bool finished_ = false;
   int finish_rc_ = MPI_SUCCESS;
 };

@@ -34,7 +34,10 @@ int execute(std::unique_ptr<Call> call, bool served, const SameNodeShape* same_n
   if (!served) return forward();
   // A persistent call's wires travel as bytes: no derived wire type reaches the MPI's request,
   // which some MPIs release at MPI_Request_free (MPICH 4.0's persistent Allgather).
-  if (form.is_persistent) call->send.travel_as_bytes(), call->recv.travel_as_bytes();
+  if (form.is_persistent) {
+    call->send.travel_as_bytes();
+    call->recv.travel_as_bytes();
+  }
   if (const int rc = prepare(*call)) return rc;
   Call& c = *call;
   return serve(std::move(call), form, [&](const Form& f) { return issue(c, f); });

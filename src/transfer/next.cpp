@@ -39,18 +39,6 @@ void* private_mpi() {
   return nullptr;
 }
 
-std::string& library_file() {
-  static std::string file;
-  return file;
-}
-
-void remember_library(void* sym) {
-  static std::once_flag once;
-  Dl_info info{};
-  if (sym == nullptr || dladdr(sym, &info) == 0 || info.dli_fname == nullptr) return;
-  std::call_once(once, [&] { library_file() = info.dli_fname; });
-}
-
 }  // namespace
 
 void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* self) {
@@ -63,7 +51,6 @@ void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* s
       if (sym == self || sym == nullptr) sym = dlsym(mpi, pmpi_name);
     }
   }
-  if (void* pmpi = dlsym(RTLD_DEFAULT, pmpi_name)) remember_library(pmpi);
   if (sym == nullptr) {
     // Calling on would jump to address 0: say what is missing instead.
     std::fprintf(stderr,
@@ -75,6 +62,17 @@ void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* s
   return sym;
 }
 
-const char* mpi_library_file() { return library_file().c_str(); }
+const char* mpi_library_file() {
+  // Asked after MPI_Init, when the MPI is global (a private one was promoted by then).
+  static const std::string file = [] {
+    Dl_info info{};
+    void* sym = dlsym(RTLD_DEFAULT, "PMPI_Get_library_version");
+    if (sym == nullptr || dladdr(sym, &info) == 0 || info.dli_fname == nullptr) {
+      return std::string();
+    }
+    return std::string(info.dli_fname);
+  }();
+  return file.c_str();
+}
 
 }  // namespace strider::transfer

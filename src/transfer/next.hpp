@@ -18,7 +18,8 @@ Fn* resolve_next(const char* name, const char* pmpi_name, Fn* self) {
       resolve_next_symbol(name, pmpi_name, reinterpret_cast<const void*>(self)));
 }
 
-// Where the MPI library was found: its file (from dladdr), or empty before it is.
+// The file of the MPI library the process runs on (dladdr of its PMPI_Get_library_version),
+// empty where none is found; asked once, after MPI_Init.
 const char* mpi_library_file();
 
 }  // namespace strider::transfer
@@ -29,6 +30,3 @@ const char* mpi_library_file();
     static auto* const next = ::strider::transfer::resolve_next(#name, "P" #name, &name); \
     return next;                                                                          \
   }())
-
-// The same for the generated entry points (cmake/flush_wrappers.py).
-#define STRIDER_NEXT_BY_NAME(name) STRIDER_NEXT(name)
