@@ -7,6 +7,7 @@ mkdir -p "$OUT/extras"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 build=build/gpu-openmpi
 deps=()
+mpi_args=()  # another Open MPI than the system's: -DMPI_C_COMPILER=... (gpu-cuda-aware.sh)
 [[ -d .deps/googletest ]] && deps+=(-DSTRIDER_GTEST_SOURCE_DIR="$PWD/.deps/googletest")
 [[ -d .deps/CLI11 ]] && deps+=(-DSTRIDER_CLI11_INCLUDE_DIR="$PWD/.deps/CLI11")
 [[ -d .deps/nlohmann_json ]] && deps+=(-DSTRIDER_JSON_INCLUDE_DIR="$PWD/.deps/nlohmann_json")
@@ -15,7 +16,8 @@ start=$SECONDS
 # gpu_build NAME: configure and build everything; logs configure-NAME.txt and build-NAME.txt.
 gpu_build() {
   cmake -S . -B "$build" -G Ninja -DSTRIDER_MPI=openmpi -DSTRIDER_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" >"$OUT/extras/configure-$1.txt" 2>&1 ||
+    -DCMAKE_CUDA_ARCHITECTURES=90 "${deps[@]}" "${mpi_args[@]}" \
+    >"$OUT/extras/configure-$1.txt" 2>&1 ||
     { tail -20 "$OUT/extras/configure-$1.txt"; return 1; }
   cmake --build "$build" -j "$(nproc)" >"$OUT/extras/build-$1.txt" 2>&1 ||
     { tail -40 "$OUT/extras/build-$1.txt"; return 1; }
@@ -63,7 +65,8 @@ start_mps() {
   trap 'echo quit | nvidia-cuda-mps-control' EXIT
 }
 
-# run NAME TIMEOUT ENV... -- COMMAND...: $NP ranks (default two) under mpirun, each ENV
+# run NAME TIMEOUT ENV... -- COMMAND...: $NP ranks (default two) under $MPIRUN (default
+# mpirun.openmpi), each ENV
 # (NAME=VALUE, such as LD_PRELOAD=...) passed to all with -x; the output's last $run_tail lines
 # (default 40) appended to $log (the caller's).
 # shellcheck disable=SC2154
@@ -74,6 +77,6 @@ run() {
   while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
   shift
   echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
-  timeout "$limit" mpirun.openmpi --allow-run-as-root -n "${NP:-2}" "${envs[@]}" "$@" 2>&1 |
+  timeout "$limit" "${MPIRUN:-mpirun.openmpi}" --allow-run-as-root -n "${NP:-2}" "${envs[@]}" "$@" 2>&1 |
     tail -"${run_tail:-40}" | tee -a "$log"
 }

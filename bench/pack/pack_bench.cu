@@ -1,8 +1,10 @@
 // bench/pack: GPU pack and unpack through MPI_Pack / MPI_Unpack with Strider preloaded, next to
 // the floor computed from the bytes and lines each case must move, and the baselines measured
 // in the same run: one cudaMemcpyAsync per block (capped, then scaled), cudaMemcpy2DAsync /
-// cudaMemcpy3DAsync, and a naive one-thread-per-byte kernel. Host wall time around each call
-// plus its stream sync, median of many repetitions, on random data. Writes CSV.
+// cudaMemcpy3DAsync, and a naive one-thread-per-byte kernel; where the MPI is CUDA-aware, the MPI
+// alone too (PMPI_Pack / PMPI_Unpack on the same device buffers, cases of at most 65536 blocks,
+// checked against the naive kernel). Host wall time around each call plus its stream sync,
+// median of many repetitions, on random data. Writes CSV.
 #include <cuda_runtime.h>
 #include <dlfcn.h>
 #include <mpi.h>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/mpi_name.hpp"
 #include "strider/strider.h"
 
 namespace {
@@ -36,7 +39,10 @@ struct Options {
   bool tempi = false;  // time as TEMPI's bench-mpi-pack: MPI_Wtime per call, trimean of 500
   std::string out = "pack.csv";
   std::string filter;
+  bool mpi_aware = false;  // the MPI reads device memory: time it alone too (PMPI_*)
 };
+
+constexpr std::int64_t kAloneBlocks = 65536;  // the MPI alone: most blocks a case may have
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(
@@ -61,6 +67,15 @@ double median_us(const std::function<void()>& f, int min_reps, double budget_us)
 }
 
 // TEMPI's statistic: (Q1 + 2 Q2 + Q3) / 4.
+// As median_us, for a path that may take seconds a call (an MPI copying block by block): one
+// call decides; past 20 ms it is the answer, else the median of 5.
+double slow_median_us(const std::function<void()>& f) {
+  const double a = now_us();
+  f();
+  const double first = now_us() - a;
+  return first > 2e4 ? first : median_us(f, 5, 2e5);
+}
+
 double trimean(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   const auto q = [&](double f) { return t[static_cast<std::size_t>(f * (t.size() - 1))]; };
@@ -412,6 +427,10 @@ std::vector<Case> cases(bool quick) {
 struct Result {
   double pack = 0, unpack = 0, per_block = 0, copy2d = 0, naive_pack = 0, naive_unpack = 0;
   double tempi_pack = 0, tempi_unpack = 0;  // --tempi: trimean of MPI_Wtime per call
+  // The MPI alone (PMPI_Pack / PMPI_Unpack on the device buffers), where it is CUDA-aware and the
+  // case has at most kAloneBlocks blocks; -1 where not measured.
+  double mpi_pack = -1, mpi_unpack = -1;
+  int mpi_verified = -1;
   bool per_block_scaled = false;
   bool verified = false;
 };
@@ -507,6 +526,24 @@ Result run_case(const Case& c, const Options& opt, std::mt19937_64& rng) {
       },
       reps, budget);
   r.naive_pack = median_us([&] { naive(true, check); }, reps, budget);
+  const std::int64_t blocks = static_cast<std::int64_t>(c.blocks.size()) * c.count;
+  if (opt.mpi_aware && blocks <= kAloneBlocks) {
+    // Into `packed`, then compared with the naive kernel's result still in `check`.
+    r.mpi_pack = slow_median_us([&] {
+      position = 0;
+      PMPI_Pack(user, c.count, type, packed, static_cast<int>(packed_bytes), &position,
+                MPI_COMM_SELF);
+    });
+    std::vector<unsigned char> a(packed_bytes), b(packed_bytes);
+    CHECK(cudaMemcpy(a.data(), packed, packed_bytes, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(b.data(), check, packed_bytes, cudaMemcpyDeviceToHost));
+    r.mpi_verified = a == b && position == packed_bytes ? 1 : 0;
+    r.mpi_unpack = slow_median_us([&] {
+      position = 0;
+      PMPI_Unpack(packed, static_cast<int>(packed_bytes), &position, user, c.count, type,
+                  MPI_COMM_SELF);
+    });
+  }
   r.naive_unpack = median_us([&] { naive(false, check); }, reps, budget);
 
   // One cudaMemcpyAsync per block, capped so the slowest cases stay bounded, then scaled.
@@ -593,6 +630,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "libstrider is not loaded: run with LD_PRELOAD=.../libstrider.so\n");
     return 2;
   }
+  opt.mpi_aware = strider::bench::mpi_cuda_aware();
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   Machine m = measure_machine(opt.quick);
@@ -609,12 +647,13 @@ int main(int argc, char** argv) {
       prop.name, date, m.copy_bw / 1e12, measured_lines / 1e9, m.launch_us, m.classify_device_ns,
       m.classify_host_ns, m.lines_per_s / 1e9);
   FILE* csv = std::fopen(opt.out.c_str(), "w");
-  std::fprintf(
-      csv,
-      "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
-      "strider_pack_us,strider_unpack_us,pack_vs_floor,unpack_vs_floor,"
-      "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
-      "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us,tempi_pack_us,tempi_unpack_us\n");
+  std::fprintf(csv,
+               "device,date,case,construction,count,block,stride,packed_bytes,blocks,floor_us,"
+               "strider_pack_us,strider_unpack_us,pack_vs_floor,unpack_vs_floor,"
+               "per_block_memcpy_us,per_block_scaled,memcpy2d3d_us,naive_pack_us,"
+               "naive_unpack_us,verified,copy_tbps,lines_gps,launch_us,tempi_pack_us,tempi_unpack_"
+               "us,mpi,mpi_alone_pack_us,"
+               "mpi_alone_unpack_us,mpi_alone_verified\n");
   std::printf("%-22s %-9s %2s %11s %9s %9s %9s %6s %6s %11s %9s %9s%s\n", "case", "type", "n",
               "packed B", "floor us", "pack us", "unpack us", "p/fl", "u/fl", "memcpy/blk",
               "2D/3D/cpy", "naive", opt.tempi ? "  tempi-pack tempi-unpack" : "");
@@ -630,7 +669,7 @@ int main(int argc, char** argv) {
     std::fprintf(
         csv,
         "%s,%s,%s,%s,%d,%lld,%lld,%.0f,%zu,%.2f,%.2f,%.2f,%.3f,%.3f,%.1f,%d,%.2f,"
-        "%.2f,%.2f,%d,%.3f,%.2f,%.2f,%.2f,%.2f\n",
+        "%.2f,%.2f,%d,%.3f,%.2f,%.2f,%.2f,%.2f,%s,%.2f,%.2f,%d\n",
         prop.name, date, c.name.c_str(), c.construction.c_str(), c.count,
         static_cast<long long>(c.lengths.empty() ? c.block
                                                  : c.element_bytes() /
@@ -638,13 +677,18 @@ int main(int argc, char** argv) {
         static_cast<long long>(c.stride), written, c.blocks.size() * c.count, floor_us, r.pack,
         r.unpack, r.pack / floor_us, r.unpack / floor_us, r.per_block, r.per_block_scaled ? 1 : 0,
         r.copy2d, r.naive_pack, r.naive_unpack, r.verified ? 1 : 0, m.copy_bw / 1e12,
-        m.lines_per_s / 1e9, m.launch_us, r.tempi_pack, r.tempi_unpack);
+        m.lines_per_s / 1e9, m.launch_us, r.tempi_pack, r.tempi_unpack, strider::bench::mpi_name(),
+        r.mpi_pack, r.mpi_unpack, r.mpi_verified);
     std::fflush(csv);
     std::printf("%-22s %-9s %2d %11.0f %9.1f %9.1f %9.1f %6.2f %6.2f %11.1f %9.1f %9.1f",
                 c.name.c_str(), c.construction.c_str(), c.count, written, floor_us, r.pack,
                 r.unpack, r.pack / floor_us, r.unpack / floor_us, r.per_block, r.copy2d,
                 r.naive_pack);
     if (opt.tempi) std::printf("  %10.2f %12.2f", r.tempi_pack, r.tempi_unpack);
+    if (r.mpi_verified >= 0) {
+      std::printf("  MPI alone: pack %.1f us, unpack %.1f us%s", r.mpi_pack, r.mpi_unpack,
+                  r.mpi_verified ? "" : " (WRONG)");
+    }
     std::printf("%s\n", r.verified ? "" : "  WRONG");
   }
   std::fclose(csv);

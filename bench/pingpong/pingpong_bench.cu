@@ -7,7 +7,9 @@
 //   pack / unpack floors of the object: bench/pack's model on this GPU;
 //   baseline (b): what a user writes without Strider: cudaMemcpy2DAsync pack into a device
 //                 buffer, copy to pinned host memory, MPI_Send; MPI_Recv, copy to the device,
-//                 cudaMemcpy2DAsync unpack.
+//                 cudaMemcpy2DAsync unpack;
+//   mpi_alone:    where the MPI is CUDA-aware, the same MPI_Send / MPI_Recv of the type on the
+//                 device buffers with Strider bypassed (PMPI_*), objects of at most 16384 blocks.
 // Time: host wall clock around each round trip on rank 0, halved; median and p10/p90 over many
 // round trips after warm-up. Both receivers verify every case, before and after the timed
 // round trips. Writes CSV (one row per object and method) and a table on stdout.
@@ -38,6 +40,7 @@ using strider::bench::mpi_name;
 constexpr std::int64_t kStride = 512;  // TEMPI's 2D objects: blocks 512 bytes apart
 constexpr std::int64_t kGuard = 4096;  // bytes past each object that must stay untouched
 constexpr int kTag = 7;
+constexpr std::int64_t kAloneBlocks = 16384;  // the MPI alone: most blocks a case may have
 constexpr const char* kMethods[] = {"auto", "oneshot", "staged", "device"};
 
 struct Options {
@@ -405,6 +408,17 @@ Transport through_strider(const Buffers& b, const Layout& l, MPI_Datatype type, 
   return t;
 }
 
+// The MPI alone on the same device buffers and type (PMPI_*, which Strider does not interpose):
+// only where the MPI is CUDA-aware; the configuration a user would pick instead of Strider.
+Transport mpi_alone(const Buffers& b, const Layout& l, MPI_Datatype type, int peer) {
+  Transport t = through_strider(b, l, type, peer);
+  t.send = [&b, type, peer] { PMPI_Send(b.send_obj, 1, type, peer, kTag, MPI_COMM_WORLD); };
+  t.recv = [&b, type, peer] {
+    PMPI_Recv(b.recv_obj, 1, type, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  };
+  return t;
+}
+
 // Sender's object: the data under data_seed, gaps under gap_seed; receiver's: all poison.
 void prepare(const Transport& t, const Buffers& b, std::uint64_t data_seed, std::uint64_t gap_seed,
              std::uint64_t poison_seed) {
@@ -459,9 +473,10 @@ struct Measured {
 };
 
 // One case, on both ranks: verify one round trip, time warm-up plus n round trips (n sized on
-// rank 0 from the warm-up and the budget), verify again.
+// rank 0 from the warm-up and the budget), verify again. `few` (a path that may take seconds a
+// message): one warm-up round trip and at most 5 timed ones.
 Measured ping_pong(int rank, const Transport& t, const Buffers& b, const Options& opt,
-                   std::uint64_t case_id, GetStats get_stats) {
+                   std::uint64_t case_id, GetStats get_stats, bool few = false) {
   const int other = 1 - rank;
   auto round_trip = [&] {
     if (rank == 0) {
@@ -483,13 +498,16 @@ Measured ping_pong(int rank, const Transport& t, const Buffers& b, const Options
 
   MPI_Barrier(MPI_COMM_WORLD);
   const double w0 = now_us();
-  for (int i = 0; i < opt.warmup; ++i) round_trip();
-  const double per_round_us = (now_us() - w0) / opt.warmup;
-  int n = opt.iters;
+  const int warmup = few ? 1 : opt.warmup;
+  for (int i = 0; i < warmup; ++i) round_trip();
+  const double per_round_us = (now_us() - w0) / warmup;
+  const int most = few ? std::min(opt.iters, 5) : opt.iters;
+  int n = most;
   if (rank == 0) {
     const double fit = opt.budget_ms * 1e3 / std::max(per_round_us, 1e-3);
-    n = static_cast<int>(std::min(static_cast<double>(opt.iters),
-                                  std::max(static_cast<double>(opt.min_iters), fit)));
+    n = static_cast<int>(
+        std::min(static_cast<double>(most),
+                 std::max(static_cast<double>(std::min(opt.min_iters, most)), fit)));
   }
   MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
   std::vector<double> half;
@@ -592,6 +610,8 @@ int main(int argc, char** argv) {
   const auto set_method = reinterpret_cast<SetMethod>(dlsym(RTLD_DEFAULT, "strider_set_method"));
   int with_strider = get_stats != nullptr && set_method != nullptr ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &with_strider, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int aware = strider::bench::mpi_cuda_aware() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &aware, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
 
   cudaDeviceProp prop{};
   CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
@@ -724,6 +744,16 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
       };
       emit("baseline_b", base);
+      // The MPI alone copies block by block (Open MPI's CUDA convertor: one copy per block):
+      // beyond kAloneBlocks blocks a message takes seconds, so those cases are left out.
+      if (aware && layout.count <= kAloneBlocks) {
+        emit("mpi_alone", ping_pong(rank, mpi_alone(buf, layout, vec, peer), buf, opt, case_id++,
+                                    get_stats, true));
+      } else if (aware && rank == 0) {
+        std::printf("%-6s %5lld mpi_alone  left out: %lld blocks > %lld\n",
+                    size_label(object).c_str(), static_cast<long long>(block),
+                    static_cast<long long>(layout.count), static_cast<long long>(kAloneBlocks));
+      }
       for (const char* method : kMethods) {
         if (!with_strider) break;
         int rc = set_method(method);

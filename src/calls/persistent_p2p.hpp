@@ -29,8 +29,8 @@ int persistent_send_init(Next next, const char* name, const char* instead, const
                          Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          MPI_Request* request) {
   transfer::Object object;
-  const bool served =
-      dest != MPI_PROC_NULL && transfer::p2p_object(buf, count, type, false, {comm, dest}, object);
+  const bool served = dest != MPI_PROC_NULL &&
+                      transfer::p2p_object(buf, count, type, false, {comm, dest}, object, true);
   // The MPI reads no buffer for an empty message or MPI_PROC_NULL: those go to it as they are.
   if (!served && dest != MPI_PROC_NULL && count != 0 && refuse_persistent({buf})) {
     return persistent_refused(comm, name, instead);
@@ -53,7 +53,7 @@ int persistent_recv_init(Next next, const char* name, const char* instead, void*
                          MPI_Request* request) {
   transfer::Object object;
   const bool served = source != MPI_PROC_NULL &&
-                      transfer::p2p_object(buf, count, type, true, {comm, source}, object);
+                      transfer::p2p_object(buf, count, type, true, {comm, source}, object, true);
   if (!served && source != MPI_PROC_NULL && count != 0 && refuse_persistent({buf})) {
     return persistent_refused(comm, name, instead);
   }

@@ -33,10 +33,13 @@ int execute(std::unique_ptr<Call> call, bool served, const SameNodeShape* same_n
   }
   if (!served) return forward();
   // A persistent call's wires travel as bytes: no derived wire type reaches the MPI's request,
-  // which some MPIs release at MPI_Request_free (MPICH 4.0's persistent Allgather).
+  // which some MPIs release at MPI_Request_free (MPICH 4.0's persistent Allgather); and they
+  // are host memory, as for persistent point-to-point requests.
   if (form.is_persistent) {
     call->send.travel_as_bytes();
     call->recv.travel_as_bytes();
+    call->send.keep_off_device();
+    call->recv.keep_off_device();
   }
   if (const int rc = prepare(*call)) return rc;
   Call& c = *call;

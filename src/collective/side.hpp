@@ -63,6 +63,9 @@ class Side {
   // type per element size, where every byte count fits an int (else it keeps the wire types);
   // set before the wire arguments are read.
   void travel_as_bytes() { as_bytes_ = bytes_ <= INT_MAX; }
+  // The wire is pinned host memory even on a CUDA-aware MPI (a persistent request: see
+  // transfer::p2p_object); set before acquire.
+  void keep_off_device() { off_device_ = true; }
 
   // The wire arguments of a piece: its element count and displacement in wire elements, and
   // the wire type. False when a count or displacement does not fit an int.
@@ -77,6 +80,7 @@ class Side {
   bool converted_ = false;
   bool gpu_ = false;
   bool as_bytes_ = false;
+  bool off_device_ = false;
   transfer::Method method_ = transfer::Method::Host;
   ipc::WireBuffer wire_;
 };

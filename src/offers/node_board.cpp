@@ -123,7 +123,11 @@ std::int64_t NodeBoard::landing_bytes(int node_rank) const {
   return regions_[node_rank].landing_bytes;
 }
 
-void NodeBoard::sync() const { PMPI_Win_sync(window_); }
+// A fence, not MPI_Win_sync: the regions are ordinary shared memory, coherent between the
+// node's processes, and every word two processes race on is an atomic (board.hpp); what is left
+// is to order this process's plain loads and stores around them, which a full fence (also a
+// compiler barrier) does without a call into the MPI.
+void NodeBoard::sync() const { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 std::uint64_t* NodeBoard::tally(int owner, int sender, std::uint64_t stream_hash) const {
   const Region& r = regions_[owner];

@@ -33,7 +33,7 @@ class NodeBoard {
   std::byte* landing(int node_rank, int slot) const;
   std::int64_t landing_bytes(int node_rank) const;
 
-  // MPI_Win_sync: orders this process's loads and stores on the board around a message.
+  // Orders this process's loads and stores on the board around a message (a full fence).
   void sync() const;
 
   // Tallies of the offers a receiver made, per sender and stream bucket (a hash of the stream's

@@ -20,6 +20,7 @@ struct Object {
   bool oversized = false;    // more than INT_MAX elements or packed bytes: refused on GPU memory
   runtime::BufferView view;  // classified at the first byte the object's packing touches
   bool gpu = false;          // GPU-resident (device or managed memory)
+  bool persistent = false;   // under a persistent request: its wire is never device memory
   std::int64_t bytes() const { return static_cast<std::int64_t>(count) * plan->bounds.size; }
 };
 

@@ -31,6 +31,15 @@ bool host_span(const decode::Bounds& b, int count, HostSpan& span) {
   return true;
 }
 
+// A host copy of the GPU packed bytes from `position` that `count` elements can cover (their
+// packed size, or what is left of the buffer's `size`). False with `error` if the copy failed.
+bool host_packed(const std::byte* packed, int size, int position, const decode::Bounds& b,
+                 int count, std::vector<std::byte>& out, std::string& error) {
+  out.resize(std::min<std::size_t>(static_cast<std::size_t>(b.size) * count,
+                                   static_cast<std::size_t>(std::max(0, size - position))));
+  return engine::cuda::copy(out.data(), packed + position, out.size(), error);
+}
+
 int cuda_failure(MPI_Comm comm, const std::string& error) {
   return report_error(comm, "staged copy", error);
 }
@@ -56,8 +65,14 @@ int staged_pack(PackFn next, const decode::Bounds& bounds, const runtime::Buffer
   if (runtime::host_accessible(packed_kind)) {
     return next(span.origin(), count, type, packed, outsize, position, comm);
   }
-  // Packed buffer on the GPU: pack into host memory, then copy the new bytes over.
-  std::vector<std::byte> out(static_cast<std::size_t>(bounds.size) * count);
+  // Packed buffer on the GPU: pack into host memory, then copy the new bytes over. The host
+  // buffer starts as a copy of the packed bytes it stands for: an MPI may leave bytes of the
+  // packed form untouched (MPICH's Yaksa writes 10 of a long double's 16), and those must keep
+  // what the application's buffer held, as when the MPI packs into it directly.
+  std::vector<std::byte> out;
+  if (!host_packed(packed, outsize, *position, bounds, count, out, error)) {
+    return cuda_failure(comm, error);
+  }
   int written = 0;
   const int rc =
       next(span.origin(), count, type, out.data(), static_cast<int>(out.size()), &written, comm);
@@ -84,15 +99,12 @@ int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* 
   if (runtime::host_accessible(packed_kind)) {
     rc = next(packed, insize, position, span.origin(), count, type, comm);
   } else {
-    const std::size_t bytes =
-        std::min<std::size_t>(static_cast<std::size_t>(bounds.size) * count,
-                              static_cast<std::size_t>(std::max(0, insize - *position)));
-    std::vector<std::byte> in(bytes);
-    if (!engine::cuda::copy(in.data(), packed + *position, bytes, error)) {
+    std::vector<std::byte> in;
+    if (!host_packed(packed, insize, *position, bounds, count, in, error)) {
       return cuda_failure(comm, error);
     }
     int read = 0;
-    rc = next(in.data(), static_cast<int>(bytes), &read, span.origin(), count, type, comm);
+    rc = next(in.data(), static_cast<int>(in.size()), &read, span.origin(), count, type, comm);
     if (rc == MPI_SUCCESS) *position += read;
   }
   if (rc != MPI_SUCCESS) return rc;

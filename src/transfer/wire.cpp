@@ -45,7 +45,14 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
     automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
                                               placement, aware, receive);
   }
-  return transfer::choose_method(requested, aware, automatic);
+  const Method method = transfer::choose_method(requested, aware, automatic);
+  if (method != Method::Device || !o.persistent) return method;
+  // A persistent request's wire: the method the model would choose on an MPI that is not
+  // CUDA-aware (STRIDER_METHOD=device becomes staged, as there).
+  if (requested) return Method::Staged;
+  if (!o.plan->supported) return Method::OneShot;
+  return transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
+                                       model::Placement::SameNode, false, receive);
 }
 
 bool acquire_wire_for(Method& method, int device, std::size_t bytes, ipc::WireBuffer& out,
@@ -157,7 +164,7 @@ std::atomic<int> g_p2p_host{-1};
 void set_p2p_host(bool pack) { g_p2p_host.store(pack ? 1 : 0, std::memory_order_relaxed); }
 
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
-                const Peer& peer, Object& out) {
+                const Peer& peer, Object& out, bool persistent) {
   const Settings& cfg = settings();
   const int host_override = g_p2p_host.load(std::memory_order_relaxed);
   const bool pack_host =
@@ -166,6 +173,7 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
   // Classified as one element when the count does not fit an int.
   if (!view_object(buffer, count > INT_MAX ? 1 : static_cast<int>(count), type, out)) return false;
   if (!out.gpu && !pack_host) return false;
+  out.persistent = persistent;
   // A message past INT_MAX elements or packed bytes cannot be described as MPI_PACKED with an
   // int count: a host buffer goes to the MPI as it is, a GPU buffer is refused by the caller.
   if (count > INT_MAX || out.bytes() > INT_MAX) {

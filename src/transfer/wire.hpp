@@ -32,10 +32,14 @@ struct Peer {
 // buffer with STRIDER_P2P_HOST=pack); false to hand the call to the MPI unchanged (host memory,
 // zero counts, unknown types, contiguous GPU data for a CUDA-aware MPI).
 // A count past INT_MAX (the `_c` calls) is Strider's only to refuse it for a GPU buffer.
+// `persistent` (MPI_Send_init, ...): every GPU buffer is Strider's, contiguous ones too, and
+// its wire is pinned host memory, because an MPI's persistent requests are not trusted with
+// device memory (Open MPI 4.1.4 --with-cuda delivered the first start's bytes again at later
+// starts, contiguous buffers included: two H100s, 2026-11-27).
 bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool receive,
-                const Peer& peer, Object& out);
+                const Peer& peer, Object& out, bool persistent = false);
 // How this side moves the object's packed bytes (Host for a host buffer): STRIDER_METHOD, or
-// the performance model's choice.
+// the performance model's choice; never Device for a persistent request's object.
 Method method_for(const Object& object, bool receive, const Peer& peer);
 // A wire buffer of `bytes` for `method` (its memory on GPU `device` where that is device memory).
 // Where that memory cannot be had, pageable host memory, `method` becoming Staged (the GPU
