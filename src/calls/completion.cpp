@@ -77,6 +77,47 @@ void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc
   rc = MPI_ERR_IN_STATUS;
 }
 
+namespace {
+
+// The status of a send that completed without the MPI (its fields are not significant).
+void empty_status(MPI_Status& s) {
+  s.MPI_SOURCE = MPI_ANY_SOURCE;
+  s.MPI_TAG = MPI_ANY_TAG;
+  s.MPI_ERROR = MPI_SUCCESS;
+  PMPI_Status_set_elements(&s, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(&s, 0);
+}
+
+}  // namespace
+
+bool report_unstarted_any(Claimed& claimed, int count, const MPI_Request* requests, int* index,
+                          MPI_Status& status, int& rc) {
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL || !claimed.unstarted(i)) continue;
+    empty_status(status);
+    *index = i;
+    rc = finish_one(claimed, i, status, MPI_SUCCESS);
+    return true;
+  }
+  return false;
+}
+
+bool report_unstarted_some(Claimed& claimed, int incount, const MPI_Request* requests,
+                           int* outcount, int indices[], Statuses& st, int& rc) {
+  int n = 0;
+  for (int i = 0; i < incount; ++i) {
+    if (requests[i] != MPI_REQUEST_NULL && claimed.unstarted(i)) indices[n++] = i;
+  }
+  if (n == 0) return false;
+  *outcount = n;
+  rc = MPI_SUCCESS;
+  for (int k = 0; k < n; ++k) empty_status(st.use[k]);
+  for (int k = 0; k < n; ++k)
+    finish_in_array(claimed, indices[k], st.use[k], MPI_SUCCESS, rc, st.use, n);
+  rc = error_of(rc, st, n);
+  return true;
+}
+
 int error_of(int rc, const Statuses& st, int n) {
   if (rc != MPI_ERR_IN_STATUS || st.scratch.empty()) return rc;
   for (int k = 0; k < n; ++k) {

@@ -43,6 +43,8 @@ class Claimed {
   Claimed(int n, MPI_Request* r, bool some = false);
   bool any() const { return lazy_ ? !transfer::requests().empty() : !ops_.empty(); }
   bool has(int i);
+  // Whether request i is tracked and the MPI never started it (Operation::unstarted).
+  bool unstarted(int i) { return has(i) && ops_[i]->unstarted(); }
   // Whether request i, tracked, has finished, the call reporting it complete or not
   // (`reported`): the MPI freed it, or it is a persistent request's start (which the MPI leaves
   // live, inactive).
@@ -87,6 +89,17 @@ void finish_in_array(Claimed& claimed, int i, MPI_Status& s, int mpi_rc, int& rc
 // Where the caller ignores statuses, an error found only in them is returned directly.
 int error_of(int rc, const Statuses& st, int n);
 
+// Requests the MPI never started (Operation::unstarted: a deferred send its flush could not
+// start) are inactive, so Waitany, Testany, Waitsome and Testsome would skip them and never
+// report their completion or error. Where any exist (Requests::has_unstarted), these report
+// them first, as complete, without calling the MPI: the first of them (`index`, `status`; `rc`
+// its error, as MPI_Wait returns it), or every one of them (`outcount`, `indices`, statuses in
+// `st`; `rc` MPI_ERR_IN_STATUS where one failed). False when there is none among `requests`.
+bool report_unstarted_any(Claimed& claimed, int count, const MPI_Request* requests, int* index,
+                          MPI_Status& status, int& rc);
+bool report_unstarted_some(Claimed& claimed, int incount, const MPI_Request* requests,
+                           int* outcount, int indices[], Statuses& st, int& rc);
+
 // Waitall and Testall: `call(statuses)` runs the MPI's; `done` says whether it completed all.
 template <class Call>
 int all(int count, MPI_Request requests_[], MPI_Status statuses[], Call call) {
@@ -115,6 +128,11 @@ int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI
          Call call) {
   Claimed claimed(incount, requests_, true);
   Statuses st(statuses, incount);
+  if (int rc = MPI_SUCCESS;
+      transfer::requests().has_unstarted() &&
+      report_unstarted_some(claimed, incount, requests_, outcount, indices, st, rc)) {
+    return rc;
+  }
   const int mpi_rc = call(st.use);
   if (*outcount == MPI_UNDEFINED || *outcount <= 0) return mpi_rc;
   int rc = mpi_rc;

@@ -1,6 +1,7 @@
 #include "calls/deferred_sends.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "transfer/engine_choice.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
+#include "transfer/staged.hpp"
 #include "transfer/state.hpp"
 
 #ifndef STRIDER_HAVE_FLUSH_WRAPPERS
@@ -31,13 +33,35 @@ struct DeferredSend {
   std::unique_ptr<offers::PendingFill> fill;  // an offer taken: `request` is its notice
   int rc = MPI_SUCCESS;  // the flush's error for it: reported when it completes
   bool packed = false;   // packed at the call already (its wire needs the type: see defer_send)
+  // The flush did not start `request` (Operation::unstarted), and whether that is counted in
+  // Requests::count_unstarted (while its operation lives) until the operation finishes.
+  bool unstarted = false;
+  bool counted = false;
+  bool operation_alive = false;
 };
 using DeferredPtr = std::shared_ptr<DeferredSend>;
 
+// Finishes the count of an unstarted send (Requests::count_unstarted), once.
+void settle_unstarted(DeferredSend& s) {
+  if (!s.counted) return;
+  s.counted = false;
+  transfer::requests().count_unstarted(-1);
+}
+
 class DeferredSendOperation final : public transfer::Operation {
  public:
-  explicit DeferredSendOperation(DeferredPtr send) : send_(std::move(send)) {}
-  int complete(MPI_Status&, int) override { return send_->rc; }
+  explicit DeferredSendOperation(DeferredPtr send) : send_(std::move(send)) {
+    send_->operation_alive = true;
+  }
+  ~DeferredSendOperation() override {
+    settle_unstarted(*send_);
+    send_->operation_alive = false;
+  }
+  int complete(MPI_Status&, int) override {
+    settle_unstarted(*send_);
+    return send_->rc;
+  }
+  bool unstarted() const override { return send_->unstarted; }
   // A started persistent send: the MPI leaves it live, inactive, and so does a failed pack,
   // which never started it (an inactive request completes at once).
   bool persistent() const override { return true; }
@@ -64,6 +88,23 @@ struct Queue {
 Queue& queue() {
   static Queue* q = new Queue;  // outlives static destruction at exit
   return *q;
+}
+
+// The flush leaves the application's request inactive: its completion comes from Strider in the
+// calls that skip inactive requests (Waitany, Testany, Waitsome, Testsome).
+void leave_unstarted(DeferredSend& s) {
+  if (s.unstarted) return;
+  s.unstarted = true;
+  if (!s.operation_alive) return;
+  s.counted = true;
+  transfer::requests().count_unstarted(1);
+}
+
+// STRIDER_TEST_FAIL_DEFERRED=N: whether this deferred send is an Nth, made to fail.
+bool fail_on_purpose() {
+  static std::atomic<std::int64_t> seen{0};
+  const int every = transfer::settings().test_fail_deferred;
+  return every > 0 && (seen.fetch_add(1, std::memory_order_relaxed) + 1) % every == 0;
 }
 
 // The receiver withdrew the offer: the data goes by the MPI under a request of Strider's own,
@@ -97,8 +138,11 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
   std::vector<char> packed, kept;
   transfer::pack_wave(outbound, packed);
   for (std::size_t k = 0; k < wired.size(); ++k) {
-    if (!packed[k]) {
-      wired[k]->rc = transfer::pack_prepared(wired[k]->object, wired[k]->out, wired[k]->comm);
+    DeferredSend& s = *wired[k];
+    if (!packed[k]) s.rc = transfer::pack_prepared(s.object, s.out, s.comm);
+    if (s.rc == MPI_SUCCESS && fail_on_purpose()) {
+      s.rc = transfer::report_error(s.comm, "deferred send",
+                                    "failed on purpose (STRIDER_TEST_FAIL_DEFERRED)");
     }
   }
   if (!fills.empty()) offers::fill_pending(fills, kept);
@@ -109,15 +153,19 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
       s->rc = s->fill->rc;
       if (!kept[next_fill++]) {
         s->rc = s->numbered.sent(send_as_data(*s));
+        leave_unstarted(*s);
       } else {
         const int notice = PMPI_Start(&s->request);
+        if (notice != MPI_SUCCESS) leave_unstarted(*s);
         s->rc = s->rc != MPI_SUCCESS ? s->rc : s->numbered.sent(notice);
       }
       continue;
     }
     // A send that was not packed is not started: its stream is not trusted again, as for any
     // send that failed.
-    s->rc = s->numbered.sent(s->rc == MPI_SUCCESS ? PMPI_Start(&s->request) : s->rc);
+    const int start = s->rc == MPI_SUCCESS ? PMPI_Start(&s->request) : s->rc;
+    if (start != MPI_SUCCESS) leave_unstarted(*s);
+    s->rc = s->numbered.sent(start);
   }
 }
 

@@ -72,6 +72,11 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
   strider::calls::Claimed claimed(count, requests_, true);
   if (!claimed.any()) return next(count, requests_, index, status);
   strider::calls::Status st(status);
+  if (int rc = MPI_SUCCESS;
+      requests().has_unstarted() &&
+      strider::calls::report_unstarted_any(claimed, count, requests_, index, *st.use, rc)) {
+    return rc;
+  }
   const int rc = next(count, requests_, index, st.use);
   const int i = *index;
   if (i == MPI_UNDEFINED || i < 0 || i >= count || !claimed.finished(i, requests_, true)) {
@@ -89,6 +94,12 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
   strider::calls::Claimed claimed(count, requests_, true);
   if (!claimed.any()) return next(count, requests_, index, flag, status);
   strider::calls::Status st(status);
+  if (int rc = MPI_SUCCESS;
+      requests().has_unstarted() &&
+      strider::calls::report_unstarted_any(claimed, count, requests_, index, *st.use, rc)) {
+    *flag = 1;
+    return rc;
+  }
   const int rc = next(count, requests_, index, flag, st.use);
   const int i = *index;
   if (!*flag || i == MPI_UNDEFINED || i < 0 || i >= count ||

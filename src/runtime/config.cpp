@@ -136,6 +136,7 @@ Config parse_config(const Getenv& getenv) {
     if (c.problems.size() == problems) c.direct_min_block = bytes;
   }
   parse_count(getenv, "STRIDER_TEST_NODE_SIZE", c.test_node_size, c.problems);
+  parse_count(getenv, "STRIDER_TEST_FAIL_DEFERRED", c.test_fail_deferred, c.problems);
   return c;
 }
 

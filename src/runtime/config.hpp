@@ -49,6 +49,9 @@ struct Config {
   // two GPUs; unset: ipc::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;
   int test_node_size = 0;  // STRIDER_TEST_NODE_SIZE (tests): virtual nodes of N ranks; 0 off
+  // STRIDER_TEST_FAIL_DEFERRED (tests): every Nth deferred send fails at its flush as a failed
+  // pack would (reported through its communicator's error handler and its request); 0 off.
+  int test_fail_deferred = 0;
   std::vector<std::string> problems;  // one message per invalid value (defaults were used)
 };
 

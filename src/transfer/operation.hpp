@@ -47,6 +47,12 @@ class Operation {
   // nonblocking request the application asked for.
   virtual bool one_shot() const { return false; }
 
+  // A request the MPI never started, so that it is inactive: complete at once for Wait, Test,
+  // Waitall and Testall, but skipped by Waitany, Testany, Waitsome and Testsome, which report it
+  // through Strider instead (calls/completion.hpp). A deferred send that its flush could not
+  // start. Requests::count_unstarted tracks how many exist.
+  virtual bool unstarted() const { return false; }
+
   // The receive whose wire this operation unpacks at completion, if it is one (arrival waves:
   // wire.hpp unpack_wave).
   virtual struct Incoming* incoming() { return nullptr; }

@@ -52,6 +52,12 @@ class Requests {
   void drain_orphans();
   bool has_orphans() const { return orphans_size_.load(std::memory_order_acquire) != 0; }
 
+  // Operations whose requests the MPI never started (Operation::unstarted): +1 when one becomes
+  // so, -1 when it is finished. Waitany, Testany, Waitsome and Testsome look for them only while
+  // some exist (one load otherwise).
+  void count_unstarted(int delta) { unstarted_.fetch_add(delta, std::memory_order_acq_rel); }
+  bool has_unstarted() const { return unstarted_.load(std::memory_order_acquire) > 0; }
+
  private:
   OperationPtr take_locked(MPI_Request request);  // mutex_ held
 
@@ -63,6 +69,7 @@ class Requests {
   std::mutex orphans_mutex_;
   std::vector<std::pair<MPI_Request, OperationPtr>> orphans_;
   std::atomic<std::size_t> orphans_size_{0};
+  std::atomic<int> unstarted_{0};
   std::atomic<bool> single_caller_{false};
 };
 

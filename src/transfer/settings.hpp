@@ -22,7 +22,8 @@ struct Settings {
   bool same_node = true;         // GPU to GPU on one node (offers, same-node collectives)
   bool same_node_direct = true;  // read and write in place across processes
   runtime::Tristate gpu_reductions = runtime::Tristate::Unset;
-  bool bursts = true;  // arrival and pack waves, deferred sends
+  bool bursts = true;          // arrival and pack waves, deferred sends
+  int test_fail_deferred = 0;  // every Nth deferred send fails at its flush (tests); 0 off
 };
 
 // Pure: the settings a configuration gives.

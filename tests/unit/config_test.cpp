@@ -85,6 +85,15 @@ TEST(Config, ByteCounts) {
   }
 }
 
+TEST(Config, TestFailDeferred) {
+  EXPECT_EQ(parse({}).test_fail_deferred, 0);
+  EXPECT_EQ(parse({{"STRIDER_TEST_FAIL_DEFERRED", "3"}}).test_fail_deferred, 3);
+  const Config c = parse({{"STRIDER_TEST_FAIL_DEFERRED", "often"}});
+  EXPECT_EQ(c.test_fail_deferred, 0);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_NE(c.problems[0].find("not a count"), std::string::npos);
+}
+
 TEST(Config, TestNodeSize) {
   EXPECT_EQ(parse({}).test_node_size, 0);
   EXPECT_EQ(parse({{"STRIDER_TEST_NODE_SIZE", "2"}}).test_node_size, 2);
