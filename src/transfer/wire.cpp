@@ -180,8 +180,14 @@ bool p2p_object(const void* buffer, std::int64_t count, MPI_Datatype type, bool 
     out.oversized = true;
     return out.gpu;
   }
-  // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is.
-  return !(out.gpu && contiguous(out) && method_for(out, receive, peer) == Method::Device);
+  // Contiguous GPU data for a CUDA-aware MPI: nothing to pack, the MPI takes it as it is (the
+  // model's per-message cost of the device method is a burst's, which would send a lone small
+  // message through pinned memory at twice its time), unless STRIDER_METHOD asks for a host
+  // method or the request is persistent.
+  const bool hand_over =
+      out.gpu && contiguous(out) && !persistent && transfer::mpi_cuda_aware() &&
+      (!transfer::requested_method() || method_for(out, receive, peer) == Method::Device);
+  return !hand_over;
 }
 
 bool moves_without_type(const Object& object, Method method) {
