@@ -45,13 +45,15 @@ gpu_build_before() {
   echo "== .before built after $((SECONDS - start)) s" | tee -a "$1"
 }
 
-# gpu_tests LOG SECONDS: the GPU tests but the soak test (TEST_TIMEOUT s, default SECONDS) into
-# $OUT/ctest-gpu.txt; exit code, time and summary appended to LOG.
+# gpu_tests LOG SECONDS [FILE]: the GPU tests but the soak test, those matching TEST_REGEX where
+# it is set (TEST_TIMEOUT s, default SECONDS) into $OUT/FILE (default ctest-gpu.txt); exit code,
+# time and summary appended to LOG.
 gpu_tests() {
-  timeout "${TEST_TIMEOUT:-$2}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
-    >"$OUT/ctest-gpu.txt" 2>&1
+  local file=$OUT/${3:-ctest-gpu.txt}
+  timeout "${TEST_TIMEOUT:-$2}" ctest --test-dir $build -L gpu -E soak -R "${TEST_REGEX:-.}" \
+    --output-on-failure -j 2 >"$file" 2>&1
   echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$1"
-  grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$1"
+  grep -E "tests passed|\*\*\*Failed|Timeout|Not Run|Skipped" "$file" | tail -20 | tee -a "$1"
 }
 
 # start_mps: an MPS control daemon for the rest of the script (pipes in /tmp, log under

@@ -12,7 +12,7 @@
 #   the GPU tests but the soak test, on this MPI (ctest-gpu.txt; TEST_TIMEOUT s, default 240).
 # Every benchmark checks its data. Log cuda-aware.txt; CSVs and outputs in bench.tar.gz.
 # BENCHES picks among "pingpong alone halo pack" (default all; alone: the halo without Strider);
-# TESTS=0 skips the tests, TEST_REGEX narrows them, PER_TEST (s, default 150) bounds each one.
+# TESTS=0 skips the tests, TEST_REGEX narrows them, TEST_TIMEOUT (s, default 240) bounds them.
 # Usage (device): [BENCHES=...] [TESTS=0] [TEST_REGEX=...] scripts/gpu-cuda-aware.sh
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
@@ -63,11 +63,6 @@ has pack && NP=1 run "pack, Strider and the MPI alone" 240 LD_PRELOAD="$lib" -- 
   $build/bench/strider_bench_pack --out "$b/pack.csv"
 tar czf "$OUT/bench.tar.gz" -C "$OUT" bench && rm -rf "$b"
 
-if [[ ${TESTS:-1} == 1 ]]; then
-  timeout "${TEST_TIMEOUT:-240}" ctest --test-dir $build -L gpu -E soak -R "${TEST_REGEX:-.}" \
-    --timeout "${PER_TEST:-150}" --output-on-failure -j 2 >"$OUT/ctest-gpu.txt" 2>&1
-  echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$log"
-  grep -E "tests passed|\*\*\*Failed|Timeout" "$OUT/ctest-gpu.txt" | tail -20 | tee -a "$log"
-fi
+[[ ${TESTS:-1} == 1 ]] && gpu_tests "$log" 240
 tar czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
 echo "== done after $((SECONDS - start)) s" | tee -a "$log"

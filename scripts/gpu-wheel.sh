@@ -93,13 +93,7 @@ fi
 lib=$PWD/$build/src/libstrider.so
 
 # 3. The GPU tests (the mpi4py_cupy ctest entries among them, on PYTHON above).
-if [[ $built == 1 && ${TESTS:-1} == 1 ]]; then
-  timeout "${TEST_TIMEOUT:-300}" ctest --test-dir $build -L gpu -E soak --output-on-failure -j 2 \
-    >"$OUT/ctest-gpu-wheel.txt" 2>&1
-  echo "== ctest exit $? after $((SECONDS - start)) s" | tee -a "$log"
-  grep -E "tests passed|\*\*\*Failed|Timeout|Not Run|Skipped" "$OUT/ctest-gpu-wheel.txt" |
-    tail -20 | tee -a "$log"
-fi
+[[ $built == 1 && ${TESTS:-1} == 1 ]] && gpu_tests "$log" 300 ctest-gpu-wheel.txt
 
 # 4. The mpi4py + CuPy example on the wheel's mpiexec: with Strider (must pass), then without.
 example() {

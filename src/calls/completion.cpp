@@ -92,6 +92,7 @@ void empty_status(MPI_Status& s) {
 
 bool report_unstarted_any(Claimed& claimed, int count, const MPI_Request* requests, int* index,
                           MPI_Status& status, int& rc) {
+  if (!transfer::requests().has_unstarted()) return false;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL || !claimed.unstarted(i)) continue;
     empty_status(status);
@@ -104,6 +105,7 @@ bool report_unstarted_any(Claimed& claimed, int count, const MPI_Request* reques
 
 bool report_unstarted_some(Claimed& claimed, int incount, const MPI_Request* requests,
                            int* outcount, int indices[], Statuses& st, int& rc) {
+  if (!transfer::requests().has_unstarted()) return false;
   int n = 0;
   for (int i = 0; i < incount; ++i) {
     if (requests[i] != MPI_REQUEST_NULL && claimed.unstarted(i)) indices[n++] = i;

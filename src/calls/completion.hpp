@@ -91,10 +91,11 @@ int error_of(int rc, const Statuses& st, int n);
 
 // Requests the MPI never started (Operation::unstarted: a deferred send its flush could not
 // start) are inactive, so Waitany, Testany, Waitsome and Testsome would skip them and never
-// report their completion or error. Where any exist (Requests::has_unstarted), these report
-// them first, as complete, without calling the MPI: the first of them (`index`, `status`; `rc`
-// its error, as MPI_Wait returns it), or every one of them (`outcount`, `indices`, statuses in
-// `st`; `rc` MPI_ERR_IN_STATUS where one failed). False when there is none among `requests`.
+// report their completion or error. Where any exist (Requests::has_unstarted; one load
+// otherwise), these report them first, as complete, without calling the MPI: the first of them
+// (`index`, `status`; `rc` its error, as MPI_Wait returns it), or every one of them (`outcount`,
+// `indices`, statuses in `st`; `rc` MPI_ERR_IN_STATUS where one failed). False when there is none
+// among `requests`.
 bool report_unstarted_any(Claimed& claimed, int count, const MPI_Request* requests, int* index,
                           MPI_Status& status, int& rc);
 bool report_unstarted_some(Claimed& claimed, int incount, const MPI_Request* requests,
@@ -129,7 +130,6 @@ int some(int incount, MPI_Request requests_[], int* outcount, int indices[], MPI
   Claimed claimed(incount, requests_, true);
   Statuses st(statuses, incount);
   if (int rc = MPI_SUCCESS;
-      transfer::requests().has_unstarted() &&
       report_unstarted_some(claimed, incount, requests_, outcount, indices, st, rc)) {
     return rc;
   }

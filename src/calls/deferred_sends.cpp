@@ -33,20 +33,13 @@ struct DeferredSend {
   std::unique_ptr<offers::PendingFill> fill;  // an offer taken: `request` is its notice
   int rc = MPI_SUCCESS;  // the flush's error for it: reported when it completes
   bool packed = false;   // packed at the call already (its wire needs the type: see defer_send)
-  // The flush did not start `request` (Operation::unstarted), and whether that is counted in
-  // Requests::count_unstarted (while its operation lives) until the operation finishes.
+  // The flush did not start `request` (Operation::unstarted); counted in
+  // Requests::count_unstarted while its operation lives (an operation is destroyed as soon as a
+  // completion call finishes it).
   bool unstarted = false;
-  bool counted = false;
   bool operation_alive = false;
 };
 using DeferredPtr = std::shared_ptr<DeferredSend>;
-
-// Finishes the count of an unstarted send (Requests::count_unstarted), once.
-void settle_unstarted(DeferredSend& s) {
-  if (!s.counted) return;
-  s.counted = false;
-  transfer::requests().count_unstarted(-1);
-}
 
 class DeferredSendOperation final : public transfer::Operation {
  public:
@@ -54,13 +47,10 @@ class DeferredSendOperation final : public transfer::Operation {
     send_->operation_alive = true;
   }
   ~DeferredSendOperation() override {
-    settle_unstarted(*send_);
+    if (send_->unstarted) transfer::requests().count_unstarted(-1);
     send_->operation_alive = false;
   }
-  int complete(MPI_Status&, int) override {
-    settle_unstarted(*send_);
-    return send_->rc;
-  }
+  int complete(MPI_Status&, int) override { return send_->rc; }
   bool unstarted() const override { return send_->unstarted; }
   // A started persistent send: the MPI leaves it live, inactive, and so does a failed pack,
   // which never started it (an inactive request completes at once).
@@ -93,10 +83,8 @@ Queue& queue() {
 // The flush leaves the application's request inactive: its completion comes from Strider in the
 // calls that skip inactive requests (Waitany, Testany, Waitsome, Testsome).
 void leave_unstarted(DeferredSend& s) {
-  if (s.unstarted) return;
+  if (s.unstarted || !s.operation_alive) return;
   s.unstarted = true;
-  if (!s.operation_alive) return;
-  s.counted = true;
   transfer::requests().count_unstarted(1);
 }
 

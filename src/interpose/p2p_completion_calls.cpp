@@ -73,7 +73,6 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
   if (!claimed.any()) return next(count, requests_, index, status);
   strider::calls::Status st(status);
   if (int rc = MPI_SUCCESS;
-      requests().has_unstarted() &&
       strider::calls::report_unstarted_any(claimed, count, requests_, index, *st.use, rc)) {
     return rc;
   }
@@ -95,7 +94,6 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
   if (!claimed.any()) return next(count, requests_, index, flag, status);
   strider::calls::Status st(status);
   if (int rc = MPI_SUCCESS;
-      requests().has_unstarted() &&
       strider::calls::report_unstarted_any(claimed, count, requests_, index, *st.use, rc)) {
     *flag = 1;
     return rc;

@@ -37,7 +37,9 @@ bool contiguous(const Object& o) {
 Method method_for(const Object& o, bool receive, const Peer& peer) {
   if (!o.gpu) return Method::Host;
   const MethodRequest requested = transfer::requested_method();
-  const bool aware = transfer::mpi_cuda_aware();
+  // A persistent request's wire is chosen as on an MPI that is not CUDA-aware (never device
+  // memory: see p2p_object).
+  const bool aware = transfer::mpi_cuda_aware() && !o.persistent;
   model::Method automatic = aware ? model::Method::Device : model::Method::OneShot;
   if (!requested && o.plan->supported) {
     const model::Placement placement =
@@ -45,14 +47,7 @@ Method method_for(const Object& o, bool receive, const Peer& peer) {
     automatic = transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
                                               placement, aware, receive);
   }
-  const Method method = transfer::choose_method(requested, aware, automatic);
-  if (method != Method::Device || !o.persistent) return method;
-  // A persistent request's wire: the method the model would choose on an MPI that is not
-  // CUDA-aware (STRIDER_METHOD=device becomes staged, as there).
-  if (requested) return Method::Staged;
-  if (!o.plan->supported) return Method::OneShot;
-  return transfer::perf_model().choose(model::object_shape(o.plan->shape, o.count),
-                                       model::Placement::SameNode, false, receive);
+  return transfer::choose_method(requested, aware, automatic);
 }
 
 bool acquire_wire_for(Method& method, int device, std::size_t bytes, ipc::WireBuffer& out,
