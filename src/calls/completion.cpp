@@ -1,6 +1,7 @@
 #include "calls/completion.hpp"
 
 #include "offers/protocol.hpp"
+#include "runtime/profile.hpp"
 
 namespace strider::calls {
 
@@ -26,6 +27,7 @@ bool Claimed::has(int i) {
 
 int Claimed::finish(int i, MPI_Status& status, int error) {
   const transfer::OperationPtr op = std::move(ops_[i]);
+  if (op->incoming()) ++receives_finished_;
   const int rc = op->complete(status, error);
   if (op->one_shot() && live_[i] != MPI_REQUEST_NULL) PMPI_Request_free(&live_[i]);
   return rc;
@@ -43,6 +45,7 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
     errors.push_back(mpi_rc == MPI_ERR_IN_STATUS ? status->MPI_ERROR : mpi_rc);
   }
   offers::settle_wave(ins, statuses, errors);
+  const runtime::Timed timed(runtime::Phase::UnpackWave);
   transfer::unpack_wave(ins, statuses, errors);
 }
 
@@ -51,6 +54,7 @@ int Claimed::observe_complete(int i, MPI_Status& status) {
 }
 
 Claimed::~Claimed() {
+  if (receives_finished_ > 0) transfer::requests().note_receives_finished(receives_finished_);
   for (const transfer::OperationPtr& op : ops_) {
     if (op) {
       transfer::requests().put_back_all(handles_, ops_);

@@ -76,6 +76,7 @@ class Claimed {
   std::vector<MPI_Request> handles_;  // as they were before the MPI's call
   std::vector<char> looked_;          // lazy: whether request i's operation was looked up
   bool lazy_ = false;
+  int receives_finished_ = 0;  // for Requests::note_receives_finished
 };
 
 // For one request (Wait, Test, -any): its completion, or the MPI's error.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "calls/p2p_operations.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
@@ -124,16 +125,23 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
     }
   }
   std::vector<char> packed, kept;
-  transfer::pack_wave(outbound, packed);
-  for (std::size_t k = 0; k < wired.size(); ++k) {
-    DeferredSend& s = *wired[k];
-    if (!packed[k]) s.rc = transfer::pack_prepared(s.object, s.out, s.comm);
-    if (s.rc == MPI_SUCCESS && fail_on_purpose()) {
-      s.rc = transfer::report_error(s.comm, "deferred send",
-                                    "failed on purpose (STRIDER_TEST_FAIL_DEFERRED)");
+  {
+    const runtime::Timed timed(runtime::Phase::FlushPack);
+    transfer::pack_wave(outbound, packed);
+    for (std::size_t k = 0; k < wired.size(); ++k) {
+      DeferredSend& s = *wired[k];
+      if (!packed[k]) s.rc = transfer::pack_prepared(s.object, s.out, s.comm);
+      if (s.rc == MPI_SUCCESS && fail_on_purpose()) {
+        s.rc = transfer::report_error(s.comm, "deferred send",
+                                      "failed on purpose (STRIDER_TEST_FAIL_DEFERRED)");
+      }
     }
   }
-  if (!fills.empty()) offers::fill_pending(fills, kept);
+  if (!fills.empty()) {
+    const runtime::Timed timed(runtime::Phase::FlushFill);
+    offers::fill_pending(fills, kept);
+  }
+  const runtime::Timed timed(runtime::Phase::FlushStart);
   std::size_t next_fill = 0;
   for (const DeferredPtr& s : sends) {
     if (s->fill) {
@@ -211,8 +219,11 @@ int defer_send(SendInit init, const transfer::Object& object, const transfer::Pe
     if (rc != MPI_SUCCESS) return numbered.sent(rc);
     send->packed = true;
   }
-  rc = init(send->out.wire.data(), send->out.shape.count, send->out.shape.type, dest, tag,
-            peer.comm, &send->request);
+  {
+    const runtime::Timed timed(runtime::Phase::SendInit);
+    rc = init(send->out.wire.data(), send->out.shape.count, send->out.shape.type, dest, tag,
+              peer.comm, &send->request);
+  }
   if (rc != MPI_SUCCESS) return numbered.sent(rc);  // `send` releases its wire
   enqueue(std::move(send), object.bytes(), request);
   return MPI_SUCCESS;
@@ -226,8 +237,11 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
   if (!offers::claim_pending(send->object, peer.comm, dest, tag, *numbered.index, *send->fill)) {
     return false;
   }
-  rc = init(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), dest, tag,
-            peer.comm, &send->request);
+  {
+    const runtime::Timed timed(runtime::Phase::SendInit);
+    rc = init(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), dest, tag,
+              peer.comm, &send->request);
+  }
   if (rc != MPI_SUCCESS) {
     offers::drop_pending(*send->fill);
     rc = numbered.sent(rc);
@@ -249,6 +263,7 @@ void flush_deferred_sends() {
     q.pending.store(false, std::memory_order_release);
   }
   if (sends.empty()) return;
+  const runtime::Timed timed(runtime::Phase::Flush);
   transfer::counters().deferred_flushes++;
   pack_and_start(sends);
 }

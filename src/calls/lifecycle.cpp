@@ -8,6 +8,7 @@
 #include "offers/protocol.hpp"
 #include "runtime/log.hpp"
 #include "runtime/mpi_library.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
@@ -41,6 +42,11 @@ bool on_init() {
 }
 
 void on_finalize() {
+  if (runtime::profiling()) {
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    runtime::print_profile(rank);
+  }
   // Operations whose requests the application freed finish before the MPI goes away.
   transfer::requests().drain_orphans();
   forget_persistent();

@@ -12,6 +12,7 @@
 #include "calls/p2p_operations.hpp"
 #include "calls/posted_receive.hpp"
 #include "offers/protocol.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/requests.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
@@ -22,6 +23,7 @@ namespace strider::calls {
 template <class Count>
 bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, MPI_Comm comm,
                  transfer::Object& object) {
+  const runtime::Timed timed(runtime::Phase::Classify);
   if (dest != MPI_PROC_NULL &&
       transfer::p2p_object(buf, count, type, false, {comm, dest}, object)) {
     return true;
@@ -33,6 +35,7 @@ bool packed_send(const void* buf, Count count, MPI_Datatype type, int dest, MPI_
 template <class Count>
 bool packed_recv(void* buf, Count count, MPI_Datatype type, bool from_nobody,
                  const transfer::Peer& peer, transfer::Object& object) {
+  const runtime::Timed timed(runtime::Phase::Classify);
   if (!from_nobody && transfer::p2p_object(buf, count, type, true, peer, object)) return true;
   transfer::counters().recvs_forwarded++;
   return false;
@@ -74,6 +77,7 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
 template <class Next, class Count>
 int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  const runtime::Timed timed(runtime::Phase::Isend);
   transfer::ProgressOrphans progress;
   const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
   transfer::Object object;
@@ -144,10 +148,17 @@ template <class Receive>
 int nonblocking_receive(const transfer::Object& object, const transfer::Peer& peer,
                         MPI_Request* request, Receive receive, const Envelope* envelope = nullptr) {
   transfer::Incoming in;
-  int rc = transfer::prepare_incoming(object, peer, true, in);
+  int rc = MPI_SUCCESS;
+  {
+    const runtime::Timed timed(runtime::Phase::RecvPrepare);
+    rc = transfer::prepare_incoming(object, peer, true, in);
+  }
   if (rc != MPI_SUCCESS) return rc;
   const bool offering = envelope && offers::plan_offer(in, envelope->source, envelope->tag);
-  rc = receive(in.wire.data(), in.post.count, in.post.type, request);
+  {
+    const runtime::Timed timed(runtime::Phase::RecvPost);
+    rc = receive(in.wire.data(), in.post.count, in.post.type, request);
+  }
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
   if (offering) offers::publish(in);
   transfer::requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
@@ -191,6 +202,7 @@ int recv(Next next, const PostedReceive<Irecv>& posted, void* buf, Count count, 
 template <class Next, class Count>
 int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request) {
+  const runtime::Timed timed(runtime::Phase::Irecv);
   transfer::ProgressOrphans progress;
   transfer::Object object;
   if (!packed_recv(buf, count, type, source == MPI_PROC_NULL, {comm, source}, object)) {

@@ -9,13 +9,29 @@
 #include "calls/persistent_requests.hpp"
 #include "interpose/export.hpp"
 #include "offers/protocol.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/next.hpp"
 
 using namespace strider::transfer;
+namespace runtime = strider::runtime;
+
+namespace {
+
+// The MPI's completion call, timed under STRIDER_PROFILE.
+template <class Next>
+auto timed_mpi(Next next) {
+  return [next](auto... args) {
+    const runtime::Timed timed(runtime::Phase::MpiCompletion);
+    return next(args...);
+  };
+}
+
+}  // namespace
 
 STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Wait);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Wait));
   ProgressOrphans progress;
   if (request == nullptr) return next(request, status);
   strider::calls::Claimed claimed(1, request);
@@ -28,7 +44,8 @@ STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 
 STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Test);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Test));
   ProgressOrphans progress;
   if (request == nullptr) return next(request, flag, status);
   strider::calls::Claimed claimed(1, request);
@@ -41,7 +58,8 @@ STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 
 STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status statuses[]) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Waitall);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitall));
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, statuses);
   return strider::calls::all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
@@ -53,7 +71,8 @@ STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status st
 STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
                                MPI_Status statuses[]) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Testall);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Testall));
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, flag, statuses);
   return strider::calls::all(count, requests_, statuses, [&](MPI_Status* s, bool& done) {
@@ -66,7 +85,8 @@ STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
 
 STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, MPI_Status* status) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Waitany);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitany));
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, status);
   strider::calls::Claimed claimed(count, requests_, true);
@@ -87,7 +107,8 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
 STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, int* flag,
                                MPI_Status* status) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Testany);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Testany));
   ProgressOrphans progress;
   if (count <= 0 || requests().empty()) return next(count, requests_, index, flag, status);
   strider::calls::Claimed claimed(count, requests_, true);
@@ -110,7 +131,8 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
 STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Waitsome);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitsome));
   ProgressOrphans progress;
   if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);
@@ -123,7 +145,8 @@ STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outco
 STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
   strider::calls::flush_deferred_sends();
-  const auto next = STRIDER_NEXT(MPI_Testsome);
+  const runtime::Timed timed(runtime::Phase::Completion);
+  const auto next = timed_mpi(STRIDER_NEXT(MPI_Testsome));
   ProgressOrphans progress;
   if (incount <= 0 || requests().empty()) {
     return next(incount, requests_, outcount, indices, statuses);

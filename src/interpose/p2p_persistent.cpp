@@ -7,6 +7,7 @@
 #include "calls/deferred_sends.hpp"
 #include "calls/persistent_p2p.hpp"
 #include "interpose/export.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 
@@ -58,6 +59,7 @@ STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, in
 }
 
 STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
+  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::start_persistent(1, request,
@@ -65,6 +67,7 @@ STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
 }
 
 STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
+  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   strider::calls::flush_deferred_sends();
   ProgressOrphans progress;
   return strider::calls::start_persistent(

@@ -96,4 +96,13 @@ bool export_memory(const void* address, int device, MemoryExport& out, std::stri
   return true;
 }
 
+std::byte* own_export_base(const WireHandle& handle) {
+  Exports& e = exports();
+  std::lock_guard lock(e.mutex);
+  for (const auto& [base, cached] : e.by_base) {
+    if (cached.exported.handle.bytes == handle.bytes) return const_cast<std::byte*>(base);
+  }
+  return nullptr;
+}
+
 }  // namespace strider::ipc

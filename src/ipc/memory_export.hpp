@@ -25,4 +25,9 @@ struct MemoryExport {
 // process). False with `error` when it cannot be shared.
 bool export_memory(const void* address, int device, MemoryExport& out, std::string& error);
 
+// The base of this process's own allocation that `handle` exports (export_memory), or null:
+// CUDA IPC opens no handle in the process that exported it, so import_wire maps a message to
+// itself onto the allocation as it is.
+std::byte* own_export_base(const WireHandle& handle);
+
 }  // namespace strider::ipc

@@ -8,4 +8,6 @@ bool export_memory(const void*, int, MemoryExport&, std::string& error) {
   return false;
 }
 
+std::byte* own_export_base(const WireHandle&) { return nullptr; }
+
 }  // namespace strider::ipc

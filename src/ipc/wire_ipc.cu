@@ -3,7 +3,9 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
+#include "ipc/memory_export.hpp"
 #include "ipc/wire_imports.hpp"
 #include "ipc/wire_ipc.hpp"
 #include "runtime/device_context.hpp"
@@ -20,7 +22,50 @@ Exports& exports() {
   return *e;
 }
 
+// This process's own allocations "mapped" for a message to itself (own_base), never closed; a
+// base twice where a freed allocation's mapping is still cached when a new one at the same
+// address is mapped.
+struct OwnMappings {
+  std::mutex mutex;
+  std::multiset<const std::byte*> bases;
+};
+OwnMappings& own_mappings() {
+  static OwnMappings* o = new OwnMappings;  // never destroyed, as the imports
+  return *o;
+}
+
+// Whether `handle` exports an allocation of this process (a wire or the application's memory):
+// then `base` is that allocation, used as it is by kernels on its own GPU, or null with `error`
+// where it is on another GPU than `device`.
+bool own_base(const WireHandle& handle, int device, std::byte*& base, std::string& error) {
+  base = own_export_base(handle);
+  if (base == nullptr) {
+    Exports& e = exports();
+    std::lock_guard lock(e.mutex);
+    for (const auto& [b, h] : e.by_base) {
+      if (h.bytes == handle.bytes) base = static_cast<std::byte*>(const_cast<void*>(b));
+    }
+  }
+  if (base == nullptr) return false;
+  cudaPointerAttributes attributes{};
+  const cudaError_t rc = cudaPointerGetAttributes(&attributes, base);
+  if (rc != cudaSuccess || attributes.device != device) {
+    (void)cudaGetLastError();
+    error = rc != cudaSuccess ? runtime::cuda_error_text("cudaPointerGetAttributes", rc)
+                              : "this process's own memory on another GPU";
+    base = nullptr;
+  }
+  return true;
+}
+
 std::byte* open_mapping(const WireHandle& handle, int device, std::string& error, bool& clash) {
+  if (std::byte* own = nullptr; own_base(handle, device, own, error)) {
+    if (own == nullptr) return nullptr;
+    OwnMappings& o = own_mappings();
+    std::lock_guard lock(o.mutex);
+    o.bases.insert(own);
+    return own;
+  }
   cudaIpcMemHandle_t h{};
   std::memcpy(&h, handle.bytes.data(), sizeof(h));
   void* mapped = nullptr;
@@ -38,6 +83,14 @@ std::byte* open_mapping(const WireHandle& handle, int device, std::string& error
 }
 
 void close_mapping(std::byte* mapped, int device) {
+  {
+    OwnMappings& o = own_mappings();
+    std::lock_guard lock(o.mutex);
+    if (const auto it = o.bases.find(mapped); it != o.bases.end()) {
+      o.bases.erase(it);  // this process's own: nothing was opened
+      return;
+    }
+  }
   runtime::DeviceGuard guard(device);
   (void)cudaIpcCloseMemHandle(mapped);
   (void)cudaGetLastError();

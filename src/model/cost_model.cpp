@@ -117,11 +117,17 @@ MethodCost predict_offer(const PerfData& data, const ObjectShape& shape) {
 }
 
 bool offer_wins(const PerfData& data, const ObjectShape& shape, bool mpi_cuda_aware, bool receive,
-                Method method) {
+                Method method, bool burst) {
   const Prediction p = predict(data, shape, Placement::SameNode, mpi_cuda_aware);
   const int m = static_cast<int>(method);
   if (m < 0 || m >= kModelledMethods || !p[m].available) return true;
-  return predict_offer(data, shape).side(receive) <= p[m].side(receive);
+  const MethodCost offer = predict_offer(data, shape);
+  if (!burst) return offer.side(receive) <= p[m].side(receive);
+  const auto shared_launch = [&](const MethodCost& c) {
+    const double own = receive ? c.recv_side : c.send_side;
+    return std::max(0.0, own - data.launch_sync) + c.transfer;
+  };
+  return shared_launch(offer) + kOfferProtocolSeconds <= shared_launch(p[m]);
 }
 
 namespace {

@@ -50,10 +50,18 @@ double peer_write_seconds(const PerfData& data, double bytes);
 // packed bytes (without a peer_write table: a local pack, exact for two ranks on one GPU and
 // optimistic across NVLink); the notice costs a 1-byte same-node transfer.
 MethodCost predict_offer(const PerfData& data, const ObjectShape& shape);
+// Host time an offered message costs beyond what the model's tables hold: the receiver's
+// publication (landing buffer, in-place description, board slot) and the sender's claim.
+// Measured 2026-11-27 on two H100s with STRIDER_PROFILE (bench/halo, per-rank box 64): 4.1-4.7 us
+// to publish, 2.7 us to claim. A lone message's launch and wait (10 us) hide it; a burst's, which
+// one kernel shares, do not.
+constexpr double kOfferProtocolSeconds = 7e-6;
 // Whether an offer costs this side (receive: the receiver's unpack + notice, else the sender's
-// pack + notice) no more than `method` (the side's choice) costs it.
+// pack + notice) no more than `method` (the side's choice) costs it. In a burst (`burst`: one of
+// many messages whose packs and unpacks share one kernel each) neither side pays a launch and
+// wait per message, and the offer pays kOfferProtocolSeconds.
 bool offer_wins(const PerfData& data, const ObjectShape& shape, bool mpi_cuda_aware, bool receive,
-                Method method);
+                Method method, bool burst = false);
 
 // The sender's (receive = false) or receiver's best method: least own side + transfer; ties go
 // to the earlier of one-shot, staged, device.

@@ -45,7 +45,8 @@ struct MemoSlot {
   std::uint64_t owner;  // the Selector's id; 0: empty
   MemoKey key;
   Method choice;
-  std::int8_t offer[kModelledMethods];  // offer_wins against each method: -1 not asked yet
+  // offer_wins against each method, alone [0] and in a burst [1]: -1 not asked yet
+  std::int8_t offer[2][kModelledMethods];
 };
 constexpr std::size_t kMemoWays = 4;
 constexpr std::size_t kMemoSets = 256;  // a power of two
@@ -67,7 +68,7 @@ MemoSlot& memo(std::uint64_t owner, const MemoKey& key, Choose choose) {
   }
   MemoSlot& slot = set.ways[set.next_victim];  // round robin within the set
   set.next_victim = (set.next_victim + 1) % kMemoWays;
-  slot = {owner, key, choose(), {-1, -1, -1}};
+  slot = {owner, key, choose(), {{-1, -1, -1}, {-1, -1, -1}}};
   return slot;
 }
 
@@ -115,17 +116,19 @@ Method Selector::choose(const ObjectShape& shape, Placement placement, bool awar
       .choice;
 }
 
-bool Selector::offer_wins(const ObjectShape& shape, bool aware, bool receive, Method method) {
+bool Selector::offer_wins(const ObjectShape& shape, bool aware, bool receive, Method method,
+                          bool burst) {
   const int m = static_cast<int>(method);
   if (m < 0 || m >= kModelledMethods)
-    return model::offer_wins(model().data, shape, aware, receive, method);
+    return model::offer_wins(model().data, shape, aware, receive, method, burst);
   const Placement same = Placement::SameNode;
   MemoSlot& slot = memo(id_, {shape, same, aware, receive},
                         [&] { return model::choose(predict(shape, same, aware), receive); });
-  if (slot.offer[m] < 0) {
-    slot.offer[m] = model::offer_wins(model().data, shape, aware, receive, method) ? 1 : 0;
+  std::int8_t& memo_offer = slot.offer[burst ? 1 : 0][m];
+  if (memo_offer < 0) {
+    memo_offer = model::offer_wins(model().data, shape, aware, receive, method, burst) ? 1 : 0;
   }
-  return slot.offer[m] == 1;
+  return memo_offer == 1;
 }
 
 }  // namespace strider::model

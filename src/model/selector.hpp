@@ -36,7 +36,8 @@ class Selector {
   // Selector starts a new memo.
   Method choose(const ObjectShape& shape, Placement placement, bool mpi_cuda_aware, bool receive);
   // model::offer_wins (cost_model.hpp), memoized with the same-node choices.
-  bool offer_wins(const ObjectShape& shape, bool mpi_cuda_aware, bool receive, Method method);
+  bool offer_wins(const ObjectShape& shape, bool mpi_cuda_aware, bool receive, Method method,
+                  bool burst = false);
 
  private:
   Loader loader_;

@@ -24,6 +24,11 @@ bool SendLedger::expects_offer(int dest, int tag, std::uint64_t tally) const {
   return s.fruitless == 0 || s.skipped + 1 >= (1u << std::min(s.fruitless, kMaxBackoff));
 }
 
+bool SendLedger::no_new_offer(int dest, int tag, std::uint64_t tally) const {
+  const auto* stream = streams_.find(dest, tag);
+  return stream != nullptr && !stream->state.offered && stream->state.tally == tally;
+}
+
 void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited) {
   Stream& s = streams_.touch(dest, tag).state;
   s.offered = offered;

@@ -38,6 +38,11 @@ class SendLedger {
   // ..., at most every 64th time, until an offer is found again. A stream's first send never
   // waits.
   bool expects_offer(int dest, int tag, std::uint64_t tally) const;
+  // Whether the board cannot hold an offer for the stream's next message: its last send found
+  // none, and the receiver has made no offer in the stream's bucket since (`tally` unchanged).
+  // (An offer made before that send for a later message is then missed: that message goes as
+  // data, which is always correct.)
+  bool no_new_offer(int dest, int tag, std::uint64_t tally) const;
   // What a send on the stream found: an offer or not, with the tally then, and whether it
   // waited for one.
   void note_offer(int dest, int tag, bool offered, std::uint64_t tally, bool waited);

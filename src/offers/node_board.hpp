@@ -41,7 +41,9 @@ class NodeBoard {
   // stream grow since its last send there knows the receiver is offering, and may wait a moment
   // for the next offer (protocol.cpp). The receiver counts one offer to `sender` (node rank);
   // a sender reads `receiver`'s tally of its own offers.
-  static constexpr int kTallyBuckets = 8;
+  // As many as a 3D halo of 8 quantities has streams per peer (208), so that its streams' tallies
+  // rarely share a bucket: a stream whose receiver stopped offering then sees no change.
+  static constexpr int kTallyBuckets = 256;
   void count_offer(int sender, std::uint64_t stream_hash) const;
   std::uint64_t offers_to_me(int receiver, std::uint64_t stream_hash) const;
 

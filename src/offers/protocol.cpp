@@ -11,10 +11,12 @@
 #include "offers/comm_ledgers.hpp"
 #include "offers/node_board.hpp"
 #include "runtime/log.hpp"
+#include "runtime/profile.hpp"
 #include "transfer/cuda_aware.hpp"
 #include "transfer/direct_object.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/perf_model.hpp"
+#include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
 #include "transfer/staged.hpp"
 #include "transfer/state.hpp"
@@ -70,16 +72,14 @@ std::shared_ptr<CommLedgers> shared_ledgers(MPI_Comm comm) {
   return found ? *found : nullptr;
 }
 
-// A peer of this node other than this process (by world rank; -1 for anything else).
-int peer_node_rank(int world_rank) {
-  Protocol& p = protocol();
-  if (world_rank == p.world_rank) return -1;
-  return p.board.node_rank(world_rank);
-}
+// A process of this node, this one included (its messages to itself take offers too: the offer
+// is in its own slots, the landing buffer or receive buffer its own memory), by world rank; -1
+// for anything else.
+int node_rank_of(int world_rank) { return protocol().board.node_rank(world_rank); }
 
-// Whether rank `rank` of the communicator is a peer of this node: only their streams can have
+// Whether rank `rank` of the communicator is a process of this node: only their streams can have
 // offers, so only theirs are counted (the ledgers stay as small as the node's traffic).
-bool counted(const CommLedgers& l, int rank) { return peer_node_rank(l.world_rank(rank)) >= 0; }
+bool counted(const CommLedgers& l, int rank) { return node_rank_of(l.world_rank(rank)) >= 0; }
 
 Slots my_slots() {
   const NodeBoard& board = protocol().board;
@@ -127,11 +127,23 @@ int fill_landing(const transfer::Object& object, MPI_Comm comm, const Claim& cla
 }
 
 // Whether the performance model prefers an offer to the method this side would use otherwise
-// (model/cost_model.hpp). Host mode and types without a plan: always.
-bool offer_pays(const transfer::Object& object, bool receive, transfer::Method method) {
+// (model/cost_model.hpp), for a message alone or one of a burst. Host mode and types without a
+// plan: always.
+bool offer_pays(const transfer::Object& object, bool receive, transfer::Method method, bool burst) {
   if (!object.gpu || !object.plan->supported) return true;
   const model::ObjectShape shape = model::object_shape(object.plan->shape, object.count);
-  return transfer::perf_model().offer_wins(shape, transfer::mpi_cuda_aware(), receive, method);
+  return transfer::perf_model().offer_wins(shape, transfer::mpi_cuda_aware(), receive, method,
+                                           burst);
+}
+
+// Whether a receive being posted is costed as one of a burst: its unpack would share a wave's
+// kernel (STRIDER_BURST), as where the application's last completion call finished at least this
+// many receives together (a halo completed by Waitall; not a loop of Wait or Waitany, which
+// unpacks each receive alone, nor a ping-pong).
+constexpr int kBurstReceives = 4;
+bool in_burst() {
+  return transfer::settings().bursts &&
+         transfer::requests().receives_finished_together() >= kBurstReceives;
 }
 
 // Whether this process can write the landing buffer of `terms` from `object`.
@@ -146,17 +158,26 @@ std::uint64_t stream_hash(std::uint64_t comm, int tag) {
 }
 
 // The sender's claim on the offer for `message` from the receiver at node rank `node`, if it
-// made one. Where the receiver has been offering on the stream and no offer is there yet, waits
-// up to kOfferWait for it (less often after waits that found nothing: SendLedger).
+// made one; the board is not searched where it cannot hold one (SendLedger::no_new_offer).
+// Where the receiver has been offering on the stream and no offer is there yet, waits up to
+// kOfferWait for it (less often after waits that found nothing: SendLedger), but not in a burst:
+// there each wait would add to the others, and a message whose offer is late goes as data.
 std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
                                  SendLedger& sends, int dest) {
   const NodeBoard& board = protocol().board;
   Slots slots = board.slots(node);
   const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
+  if (sends.no_new_offer(dest, message.tag, tally)) {
+    sends.note_offer(dest, message.tag, false, tally, false);
+    return std::nullopt;
+  }
   bool offered = false;
   auto claim = slots.take(message, bytes, offered);
-  const bool wait = !claim && !offered && sends.expects_offer(dest, message.tag, tally);
+  // Nor for an offer of this process's own, which it cannot make while it waits.
+  const bool wait = !claim && !offered && !in_burst() && node != board.my_node_rank() &&
+                    sends.expects_offer(dest, message.tag, tally);
   if (wait) {
+    const runtime::Timed timed(runtime::Phase::OfferWait);
     const auto until = std::chrono::steady_clock::now() + kOfferWait;
     while (!claim && !offered && std::chrono::steady_clock::now() < until) {
       claim = slots.take(message, bytes, offered);
@@ -355,15 +376,23 @@ int NumberedSend::sent(int rc) const {
 
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
                    std::uint64_t index, PendingFill& f) {
+  const runtime::Timed timed(runtime::Phase::OfferClaim);
   Protocol& p = protocol();
   CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
   const int receiver = l->world_rank(dest);
-  const int node = peer_node_rank(receiver);
+  const int node = node_rank_of(receiver);
   if (node < 0 || p.unmappable.count(receiver) != 0) return false;
-  if (!offer_pays(object, false, transfer::method_for(object, false, {comm, dest}))) return false;
-  const auto claim = claim_offer(node, MessageId{l->name, p.world_rank, tag, index}, object.bytes(),
-                                 l->sends, dest);
+  // Costed as a lone message: the receiver, which offered, costed the burst.
+  if (!offer_pays(object, false, transfer::method_for(object, false, {comm, dest}), false)) {
+    return false;
+  }
+  std::optional<Claim> claim;
+  {
+    const runtime::Timed timed(runtime::Phase::ClaimFind);
+    claim = claim_offer(node, MessageId{l->name, p.world_rank, tag, index}, object.bytes(),
+                        l->sends, dest);
+  }
   if (!claim) return false;
   if (!can_fill(object, claim->terms)) {
     Slots::reopen(*claim);  // nothing written: the message goes as data, the offer unused
@@ -374,6 +403,7 @@ bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int 
   f.receiver = receiver;
   f.node = node;
   f.object = object;
+  const runtime::Timed timed_map(runtime::Phase::ClaimMap);
   if (!prepare_in_place(object, claim->terms, f)) {
     f.landing = map_landing(node, receiver, *claim);
     if (f.landing == nullptr) {
@@ -507,14 +537,15 @@ bool plan_offer(transfer::Incoming& in, int source, int tag) {
   if (!l) return false;
   Protocol& p = protocol();
   const int sender = l->world_rank(source);  // -1 for MPI_ANY_SOURCE
-  const auto index = peer_node_rank(sender) >= 0 && in.capacity > 0
+  const auto index = node_rank_of(sender) >= 0 && in.capacity > 0
                          ? l->receives.offer_index(source, tag)
                          : std::nullopt;
   const auto name = l->name;
   const auto ticket = l->receives.post(source, tag);
   OfferedReceive& r = offered(in);
   r.watch = Watch(ticket, std::move(l));
-  if (!index || p.declined.count(sender) != 0 || !offer_pays(in.object, true, in.method)) {
+  if (!index || p.declined.count(sender) != 0 ||
+      !offer_pays(in.object, true, in.method, in_burst())) {
     return false;
   }
   // Too large for a host landing area: no offer (and a blocking receive stays one).
@@ -528,6 +559,7 @@ void publish(transfer::Incoming& in) {
   if (!in.extras) return;
   Offer& offer = offered(in).offer;
   if (!offer.planned) return;
+  const runtime::Timed timed(runtime::Phase::OfferPublish);
   Protocol& p = protocol();
   Terms terms;
   terms.message = *std::exchange(offer.planned, std::nullopt);
@@ -540,10 +572,15 @@ void publish(transfer::Incoming& in) {
                                                        : engine::cuda::current_device();
     std::string why;
     ipc::WireHandle handle;
-    if (device < 0 ||
-        !ipc::acquire_wire(ipc::WireMemory::Device, device, static_cast<std::size_t>(in.capacity),
-                           made.wire, why) ||
-        !ipc::export_wire(made.wire, handle, why)) {
+    bool landing = false;
+    {
+      const runtime::Timed timed(runtime::Phase::OfferLanding);
+      landing = device >= 0 &&
+                ipc::acquire_wire(ipc::WireMemory::Device, device,
+                                  static_cast<std::size_t>(in.capacity), made.wire, why) &&
+                ipc::export_wire(made.wire, handle, why);
+    }
+    if (!landing) {
       // Once at Info (the receives go by the MPI), then at Debug.
       static bool said = false;
       runtime::log(std::exchange(said, true) ? LogLevel::Debug : LogLevel::Info,
@@ -553,16 +590,20 @@ void publish(transfer::Incoming& in) {
     made.landing = Landing::Device;
     terms.landing = Landing::Device;
     terms.handle = handle.bytes;
+    const runtime::Timed timed(runtime::Phase::OfferInPlace);
     offer_in_place(in.object, device, terms);
   } else {
     if (in.capacity > p.board.landing_bytes(me)) return;
     made.landing = Landing::Board;
     terms.landing = Landing::Board;
   }
-  made.slot = p.board.slots(me).open(terms);
-  if (made.slot < 0) return;  // every slot in use: this receive goes without
-  p.board.count_offer(peer_node_rank(offer.sender),
-                      stream_hash(terms.message.comm, terms.message.tag));
+  {
+    const runtime::Timed timed(runtime::Phase::OfferOpen);
+    made.slot = p.board.slots(me).open(terms);
+    if (made.slot < 0) return;  // every slot in use: this receive goes without
+    p.board.count_offer(node_rank_of(offer.sender),
+                        stream_hash(terms.message.comm, terms.message.tag));
+  }
   if (made.landing == Landing::Board) made.board = p.board.landing(me, made.slot);
   made.sender = offer.sender;
   offer = std::move(made);
@@ -630,11 +671,17 @@ void settle_wave(std::span<transfer::Incoming* const> ins, std::span<MPI_Status*
   std::vector<std::size_t> live;
   for (std::size_t i = 0; i < ins.size(); ++i) {
     transfer::Incoming& in = *ins[i];
-    if (in.extras && !in.unpacked && errors[i] == MPI_SUCCESS && offered(in).offer.slot >= 0) {
+    if (!in.extras || in.unpacked || errors[i] != MPI_SUCCESS) continue;
+    OfferedReceive& r = offered(in);
+    if (r.offer.slot >= 0) {
       live.push_back(i);
+    } else {
+      // No offer: its bytes are in the wire. Seen now, so that the wire's wave may take it.
+      observe(r.watch, *statuses[i], errors[i]);
     }
   }
   if (live.size() < 2) return;
+  const runtime::Timed timed(runtime::Phase::SettleWave);
   protocol().board.sync();  // once for the wave
   // Landing buffers on one GPU, whole messages: unpacked by one kernel; the rest now, each.
   std::vector<engine::cuda::BatchCopy> copies;

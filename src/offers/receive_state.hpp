@@ -55,6 +55,7 @@ struct OfferedReceive final : transfer::ReceiveExtras {
   Offer offer;  // the same-node offer made for it, if any
   bool settle(transfer::Incoming& in, MPI_Status& status, int error, int& rc) override;
   void release() override { offer = Offer{}; }
+  bool unsettled() const override { return offer.slot >= 0 || watch.ticket != 0; }
 };
 // The offers' extras of `in`, made on first use.
 OfferedReceive& offered(transfer::Incoming& in);

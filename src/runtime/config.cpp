@@ -129,6 +129,7 @@ Config parse_config(const Getenv& getenv) {
   parse_choice(getenv, "STRIDER_SAME_NODE", kBool, c.same_node, c.problems);
   parse_choice(getenv, "STRIDER_SAME_NODE_DIRECT", kBool, c.same_node_direct, c.problems);
   parse_choice(getenv, "STRIDER_BURST", kBool, c.bursts, c.problems);
+  parse_choice(getenv, "STRIDER_PROFILE", kBool, c.profile, c.problems);
   if (const char* raw = getenv("STRIDER_DIRECT_MIN_BLOCK"); raw != nullptr && *raw != '\0') {
     std::size_t bytes = 0;
     const std::size_t problems = c.problems.size();

@@ -48,6 +48,7 @@ struct Config {
   // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
   // two GPUs; unset: ipc::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;
+  bool profile = false;    // STRIDER_PROFILE: time per phase printed at MPI_Finalize (profile.hpp)
   int test_node_size = 0;  // STRIDER_TEST_NODE_SIZE (tests): virtual nodes of N ranks; 0 off
   // STRIDER_TEST_FAIL_DEFERRED (tests): every Nth deferred send fails at its flush as a failed
   // pack would (reported through its communicator's error handler and its request); 0 off.

@@ -303,10 +303,10 @@ bool wave_ready(const Object& object, const ipc::WireBuffer& wire, Method method
          !(hole && wire.memory == ipc::WireMemory::Device);
 }
 
-// Whether `in` completed plainly, as the wave's batch unpacks it: the whole object arrived, with
-// no error, cancel, offer or truncation.
+// Whether `in` completed plainly, as the wave's batch unpacks it: the whole object arrived in the
+// wire, with no error, cancel or truncation, and its extras (if any) settled.
 bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
-  if (in.unpacked || error != MPI_SUCCESS || in.extras ||
+  if (in.unpacked || error != MPI_SUCCESS || (in.extras && in.extras->unsettled()) ||
       !wave_ready(in.object, in.wire, in.method, in.post.hole)) {
     return false;
   }

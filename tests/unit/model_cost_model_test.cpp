@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -955,6 +956,43 @@ TEST(ModelCostModel, BuiltInDefaultsAlwaysOfferAndTake) {
       EXPECT_TRUE(offer_wins(d, s, aware, false, choose(p, false))) << Describe(s);
     }
   }
+}
+
+// In a burst (one kernel shares the launch and wait of many messages' packs and unpacks) the
+// offer's protocol cost decides: with the built-in defaults the receiver of a halo's corner
+// (216 B) or edge (4.6 KiB) does not offer, that of a face (96 KiB) does; alone, every one does.
+// Against a random sample, the burst verdict is the comparison of the two costs without the
+// launch, the offer's with kOfferProtocolSeconds added.
+TEST(ModelCostModel, BurstOffersOnlyWhereTheBytesOutweighTheProtocol) {
+  const PerfData d = built_in_defaults();
+  const ObjectShape corner = Shape(216, 24, 512, 3);
+  const ObjectShape edge = Shape(4608, 24, 512, 3);
+  const ObjectShape face = Shape(98304, 24, 512, 3);
+  for (const ObjectShape& s : {corner, edge, face}) {
+    const Method m = choose(predict(d, s, Placement::SameNode, false), true);
+    EXPECT_TRUE(offer_wins(d, s, false, true, m, false)) << Describe(s);
+    EXPECT_EQ(offer_wins(d, s, false, true, m, true), s.bytes > 50000) << Describe(s);
+  }
+  std::mt19937_64 rng(21);
+  std::set<bool> seen;
+  for (int i = 0; i < 2000; ++i) {
+    const std::int64_t block = std::int64_t{1} << (rng() % 13);
+    const ObjectShape s =
+        Shape(block * (1 + static_cast<std::int64_t>(rng() % 4096)), block, block * 4, 2);
+    for (bool receive : {false, true}) {
+      const Prediction p = predict(d, s, Placement::SameNode, false);
+      const Method m = choose(p, receive);
+      const MethodCost o = predict_offer(d, s);
+      const MethodCost& c = p[static_cast<int>(m)];
+      const double offer = std::max(0.0, (receive ? o.recv_side : o.send_side) - d.launch_sync) +
+                           o.transfer + kOfferProtocolSeconds;
+      const double other =
+          std::max(0.0, (receive ? c.recv_side : c.send_side) - d.launch_sync) + c.transfer;
+      EXPECT_EQ(offer_wins(d, s, false, receive, m, true), offer <= other) << Describe(s);
+      seen.insert(offer <= other);
+    }
+  }
+  EXPECT_EQ(seen.size(), 2u);
 }
 
 }  // namespace

@@ -439,11 +439,13 @@ TEST(ModelSelector, OfferVerdictEqualsTheUnmemoizedOneForManyShapes) {
         for (bool receive : {false, true}) {
           (void)selector.choose(s, Placement::SameNode, aware, receive);
           for (Method m : {Method::OneShot, Method::Staged, Method::Device}) {
-            const bool expected = offer_wins(data, s, aware, receive, m);
-            ASSERT_EQ(selector.offer_wins(s, aware, receive, m), expected)
-                << "pass " << pass << " bytes " << s.bytes << " block " << s.block << " stride "
-                << s.stride << " dims " << s.dims;
-            seen.insert(expected);
+            for (bool burst : {false, true}) {
+              const bool expected = offer_wins(data, s, aware, receive, m, burst);
+              ASSERT_EQ(selector.offer_wins(s, aware, receive, m, burst), expected)
+                  << "pass " << pass << " bytes " << s.bytes << " block " << s.block << " stride "
+                  << s.stride << " dims " << s.dims << " burst " << burst;
+              seen.insert(expected);
+            }
           }
         }
       }

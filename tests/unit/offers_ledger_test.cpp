@@ -40,6 +40,19 @@ TEST(OffersLedger, ASenderExpectsAnOfferWhereTheReceiverHasBeenOffering) {
   EXPECT_FALSE(s.expects_offer(2, 5, 3));
 }
 
+// The board is searched unless the stream's last send found no offer and the receiver made none
+// in the stream's bucket since (a receiver that stopped offering on it).
+TEST(OffersLedger, NoNewOfferOnlyWhereTheLastSendFoundNoneAndTheTallyStayed) {
+  SendLedger s;
+  EXPECT_FALSE(s.no_new_offer(1, 5, 2));  // a stream's first send searches
+  s.note_offer(1, 5, false, 2, false);
+  EXPECT_TRUE(s.no_new_offer(1, 5, 2));
+  EXPECT_FALSE(s.no_new_offer(1, 5, 3));  // an offer made since
+  EXPECT_FALSE(s.no_new_offer(1, 6, 2));  // another stream
+  s.note_offer(1, 5, true, 3, false);     // found one
+  EXPECT_FALSE(s.no_new_offer(1, 5, 3));  // the receiver offers: search for the next
+}
+
 // A receiver that always posts after the sends still makes (late) offers: the sender's waits
 // find nothing, and it backs off to every 2nd, 4th, ... 64th send; one offer found resets it.
 TEST(OffersLedger, FruitlessWaitsBackOff) {
