@@ -129,6 +129,7 @@ int receive_and_unpack(const transfer::Object& object, const transfer::Peer& pee
   Status st(status);
   rc = receive(in, *st.use);
   const int unpacked = transfer::complete_incoming(in, *st.use, rc);
+  transfer::requests().note_receives_finished(1);  // alone (offers/protocol.cpp in_burst)
   return rc != MPI_SUCCESS ? rc : unpacked;
 }
 
@@ -154,7 +155,7 @@ int nonblocking_receive(const transfer::Object& object, const transfer::Peer& pe
     rc = transfer::prepare_incoming(object, peer, true, in);
   }
   if (rc != MPI_SUCCESS) return rc;
-  const bool offering = envelope && offers::plan_offer(in, envelope->source, envelope->tag);
+  const bool offering = envelope && offers::plan_offer(in, envelope->source, envelope->tag, true);
   {
     const runtime::Timed timed(runtime::Phase::RecvPost);
     rc = receive(in.wire.data(), in.post.count, in.post.type, request);
@@ -182,7 +183,7 @@ int recv(Next next, const PostedReceive<Irecv>& posted, void* buf, Count count, 
   }
   return receive_and_unpack(
       object, {comm, source}, status, [&](transfer::Incoming& in, MPI_Status& st) {
-        if (!offers::plan_offer(in, source, tag)) {
+        if (!offers::plan_offer(in, source, tag, false)) {
           return next(in.wire.data(), in.post.count, in.post.type, source, tag, comm, &st);
         }
         MPI_Request request = MPI_REQUEST_NULL;
@@ -297,7 +298,7 @@ int sendrecv(Next next, const PostedReceive<Irecv>& posted, Send send, const voi
     if ((rc = transfer::prepare_incoming(recv_object, {comm, source}, false, in)) != MPI_SUCCESS) {
       return numbered.sent(rc);
     }
-    offering = offers::plan_offer(in, source, recvtag);
+    offering = offers::plan_offer(in, source, recvtag, false);
   } else {
     watch = offers::watch(comm, source, recvtag);
   }
@@ -343,9 +344,10 @@ int sendrecv(Next next, const PostedReceive<Irecv>& posted, Send send, const voi
   int result = rc;
   if (!pack_recv) {
     offers::observe(watch, *st.use, rc);
-  } else if (const int unpacked = transfer::complete_incoming(in, *st.use, rc);
-             result == MPI_SUCCESS) {
-    result = unpacked;
+  } else {
+    const int unpacked = transfer::complete_incoming(in, *st.use, rc);
+    transfer::requests().note_receives_finished(1);  // alone (offers/protocol.cpp in_burst)
+    if (result == MPI_SUCCESS) result = unpacked;
   }
   return result != MPI_SUCCESS ? result : fill_rc;
 }

@@ -59,16 +59,16 @@ STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, in
 }
 
 STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
-  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   strider::calls::flush_deferred_sends();
+  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   ProgressOrphans progress;
   return strider::calls::start_persistent(1, request,
                                           [&] { return STRIDER_NEXT(MPI_Start)(request); });
 }
 
 STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
-  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   strider::calls::flush_deferred_sends();
+  const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   ProgressOrphans progress;
   return strider::calls::start_persistent(
       count, requests_, [&] { return STRIDER_NEXT(MPI_Startall)(count, requests_); });

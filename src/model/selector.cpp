@@ -68,6 +68,7 @@ MemoSlot& memo(std::uint64_t owner, const MemoKey& key, Choose choose) {
   }
   MemoSlot& slot = set.ways[set.next_victim];  // round robin within the set
   set.next_victim = (set.next_victim + 1) % kMemoWays;
+  static_assert(kModelledMethods == 3, "one -1 per method below");
   slot = {owner, key, choose(), {{-1, -1, -1}, {-1, -1, -1}}};
   return slot;
 }

@@ -163,7 +163,7 @@ std::uint64_t stream_hash(std::uint64_t comm, int tag) {
 // kOfferWait for it (less often after waits that found nothing: SendLedger), but not in a burst:
 // there each wait would add to the others, and a message whose offer is late goes as data.
 std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
-                                 SendLedger& sends, int dest) {
+                                 SendLedger& sends, int dest, bool burst) {
   const NodeBoard& board = protocol().board;
   Slots slots = board.slots(node);
   const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
@@ -174,7 +174,7 @@ std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_
   bool offered = false;
   auto claim = slots.take(message, bytes, offered);
   // Nor for an offer of this process's own, which it cannot make while it waits.
-  const bool wait = !claim && !offered && !in_burst() && node != board.my_node_rank() &&
+  const bool wait = !claim && !offered && !burst && node != board.my_node_rank() &&
                     sends.expects_offer(dest, message.tag, tally);
   if (wait) {
     const runtime::Timed timed(runtime::Phase::OfferWait);
@@ -248,8 +248,10 @@ bool prepare_in_place(const transfer::Object& object, const Terms& terms, Pendin
         ipc::import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
     if (base == nullptr) {
       // Opening a handle that fails costs tens of microseconds: not again for this receiver.
-      p.no_in_place.insert(f.receiver);
-      runtime::log(LogLevel::Info,
+      // This process's own handle fails only where its export was dropped from the cache
+      // (ipc/memory_export.cu), and its next receive exports it again: tried again.
+      if (f.receiver != p.world_rank) p.no_in_place.insert(f.receiver);
+      runtime::log(f.receiver != p.world_rank ? LogLevel::Info : LogLevel::Debug,
                    "same-node writes in place to world rank %d off (its offers land in landing "
                    "buffers): %s",
                    f.receiver, why.c_str());
@@ -375,7 +377,7 @@ int NumberedSend::sent(int rc) const {
 }
 
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
-                   std::uint64_t index, PendingFill& f) {
+                   std::uint64_t index, PendingFill& f, bool deferred) {
   const runtime::Timed timed(runtime::Phase::OfferClaim);
   Protocol& p = protocol();
   CommLedgers* l = ledgers(comm);
@@ -391,7 +393,7 @@ bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int 
   {
     const runtime::Timed timed(runtime::Phase::ClaimFind);
     claim = claim_offer(node, MessageId{l->name, p.world_rank, tag, index}, object.bytes(),
-                        l->sends, dest);
+                        l->sends, dest, deferred && in_burst());
   }
   if (!claim) return false;
   if (!can_fill(object, claim->terms)) {
@@ -472,7 +474,7 @@ void drop_pending(PendingFill& f) {
 bool take(const transfer::Object& object, MPI_Comm comm, int dest, int tag, std::uint64_t index,
           int& rc) {
   PendingFill f;
-  if (!claim_pending(object, comm, dest, tag, index, f)) return false;
+  if (!claim_pending(object, comm, dest, tag, index, f, false)) return false;
   PendingFill* one[] = {&f};
   std::vector<char> kept;
   fill_pending(one, kept);
@@ -531,7 +533,7 @@ void persistent_receive(MPI_Comm comm) {
   if (CommLedgers* l = ledgers(comm)) l->receives.poison();
 }
 
-bool plan_offer(transfer::Incoming& in, int source, int tag) {
+bool plan_offer(transfer::Incoming& in, int source, int tag, bool nonblocking) {
   if (source == MPI_PROC_NULL) return false;
   auto l = shared_ledgers(in.comm);
   if (!l) return false;
@@ -545,7 +547,7 @@ bool plan_offer(transfer::Incoming& in, int source, int tag) {
   OfferedReceive& r = offered(in);
   r.watch = Watch(ticket, std::move(l));
   if (!index || p.declined.count(sender) != 0 ||
-      !offer_pays(in.object, true, in.method, in_burst())) {
+      !offer_pays(in.object, true, in.method, nonblocking && in_burst())) {
     return false;
   }
   // Too large for a host landing area: no offer (and a blocking receive stays one).
@@ -680,7 +682,8 @@ void settle_wave(std::span<transfer::Incoming* const> ins, std::span<MPI_Status*
       observe(r.watch, *statuses[i], errors[i]);
     }
   }
-  if (live.size() < 2) return;
+  // One live offer too: settled here, if its bytes came by the MPI its wire joins the wave.
+  if (live.empty()) return;
   const runtime::Timed timed(runtime::Phase::SettleWave);
   protocol().board.sync();  // once for the wave
   // Landing buffers on one GPU, whole messages: unpacked by one kernel; the rest now, each.

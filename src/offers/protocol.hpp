@@ -61,10 +61,11 @@ struct PendingFill {
   int rc = MPI_SUCCESS;                            // the write's error
   bool written_in_place = false;
 };
-// take() without the write: true when the offer is claimed (`pending` then holds it for
-// fill_pending or drop_pending); false when the message goes as data.
+// take() without the write, for a deferred send (calls/deferred_sends.hpp): true when the offer
+// is claimed (`pending` then holds it for fill_pending or drop_pending); false when the message
+// goes as data. `deferred`: the send waits for a flush, with the others of its burst.
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
-                   std::uint64_t index, PendingFill& pending);
+                   std::uint64_t index, PendingFill& pending, bool deferred = true);
 // Writes the claimed offers (those on one GPU by one kernel where there are several) and marks
 // each filled or failed, then makes the outcomes visible before any notice is sent. `kept[i]`:
 // false when the receiver withdrew the offer meanwhile (nothing failed; the data must go by the
@@ -91,7 +92,8 @@ void persistent_receive(MPI_Comm comm);
 
 // Counts a receive Strider finishes and, where certain, plans its offer (into `in`): true when
 // one is planned. Call after prepare_incoming and before the MPI's receive is posted.
-bool plan_offer(transfer::Incoming& in, int source, int tag);
+// `nonblocking`: its unpack may share an arrival wave's kernel (a blocking receive's never does).
+bool plan_offer(transfer::Incoming& in, int source, int tag, bool nonblocking);
 // Publishes the planned offer. Call only once the MPI has accepted the receive: a notice then
 // always meets that receive, never one posted after a receive the MPI refused.
 void publish(transfer::Incoming& in);

@@ -9,11 +9,12 @@
 namespace strider::runtime {
 
 enum class Phase : int {
-  Isend,          // a nonblocking send, whole
-  Irecv,          // a nonblocking receive, whole
-  Completion,     // Wait, Test, Waitall, Testall, Waitany, Testany, Waitsome, Testsome, whole
+  Isend,  // a nonblocking send, whole
+  Irecv,  // a nonblocking receive, whole
+  // The entry points below are timed after the flush their call starts with (Flush).
+  Completion,     // Wait, Test, Waitall, Testall, Waitany, Testany, Waitsome, Testsome
   MpiCompletion,  // the MPI's completion call inside it
-  Startall,       // MPI_Start and MPI_Startall, whole
+  Startall,       // MPI_Start and MPI_Startall
   Flush,          // a flush of deferred sends that had sends queued
   FlushPack,      // its pack kernel into wires
   FlushFill,      // its writes into same-node offers

@@ -58,10 +58,10 @@ class Requests {
   void count_unstarted(int delta) { unstarted_.fetch_add(delta, std::memory_order_acq_rel); }
   bool has_unstarted() const { return unstarted_.load(std::memory_order_acquire) > 0; }
 
-  // How many of Strider's receives the last completion call that finished any finished: many
-  // where the application completes its receives together (Waitall: their unpacks share one
-  // kernel), one in a loop of Wait or Waitany. The same-node offers cost a receive as one of a
-  // burst by it (offers/protocol.cpp).
+  // How many of Strider's receives the last call that finished any finished: many where the
+  // application completes its receives together (Waitall: their unpacks share one kernel), one
+  // in a loop of Wait or Waitany and for a blocking receive. The same-node offers cost a receive
+  // as one of a burst by it (offers/protocol.cpp).
   void note_receives_finished(int n) { receives_finished_.store(n, std::memory_order_relaxed); }
   int receives_finished_together() const {
     return receives_finished_.load(std::memory_order_relaxed);
