@@ -234,7 +234,8 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
                         MPI_Request* request, int& rc) {
   DeferredPtr send = deferred(object, peer, dest, tag, numbered);
   send->fill = std::make_unique<offers::PendingFill>();
-  if (!offers::claim_pending(send->object, peer.comm, dest, tag, *numbered.index, *send->fill)) {
+  if (!offers::claim_pending(send->object, peer.comm, dest, tag, *numbered.index, *send->fill,
+                             true)) {
     return false;
   }
   {

@@ -61,11 +61,12 @@ struct PendingFill {
   int rc = MPI_SUCCESS;                            // the write's error
   bool written_in_place = false;
 };
-// take() without the write, for a deferred send (calls/deferred_sends.hpp): true when the offer
-// is claimed (`pending` then holds it for fill_pending or drop_pending); false when the message
-// goes as data. `deferred`: the send waits for a flush, with the others of its burst.
+// take() without the write: true when the offer is claimed (`pending` then holds it for
+// fill_pending or drop_pending); false when the message goes as data. `deferred`: a deferred send
+// (calls/deferred_sends.hpp), written at a flush with the others of its burst; take() itself
+// passes false.
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
-                   std::uint64_t index, PendingFill& pending, bool deferred = true);
+                   std::uint64_t index, PendingFill& pending, bool deferred);
 // Writes the claimed offers (those on one GPU by one kernel where there are several) and marks
 // each filled or failed, then makes the outcomes visible before any notice is sent. `kept[i]`:
 // false when the receiver withdrew the offer meanwhile (nothing failed; the data must go by the
