@@ -232,12 +232,16 @@ int defer_send(SendInit init, const transfer::Object& object, const transfer::Pe
 bool defer_offered_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer,
                         int dest, int tag, const offers::NumberedSend& numbered,
                         MPI_Request* request, int& rc) {
-  DeferredPtr send = deferred(object, peer, dest, tag, numbered);
-  send->fill = std::make_unique<offers::PendingFill>();
-  if (!offers::claim_pending(send->object, peer.comm, dest, tag, *numbered.index, *send->fill,
-                             true)) {
+  // Claimed into a spare: most sends of a burst find no offer, and then allocate nothing here (a
+  // fill is a few KiB, with the offer's layout).
+  static thread_local std::unique_ptr<offers::PendingFill> spare;
+  if (!spare) spare = std::make_unique<offers::PendingFill>();
+  if (!offers::claim_pending(object, peer.comm, dest, tag, *numbered.index, *spare, true)) {
+    if (spare->object.plan) spare.reset();  // touched on the way: not reused as it is
     return false;
   }
+  DeferredPtr send = deferred(object, peer, dest, tag, numbered);
+  send->fill = std::move(spare);
   {
     const runtime::Timed timed(runtime::Phase::SendInit);
     rc = init(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), dest, tag,

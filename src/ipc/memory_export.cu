@@ -14,23 +14,42 @@ namespace {
 // Exports kept; past this many the cache starts again (a stale entry is never wrong, only kept).
 constexpr std::size_t kMaxExports = 256;
 
-// The driver's queries (driver_entry_point: libstrider does not link libcuda).
-struct Driver {
-  using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
-  using PointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
-  AddressRange address_range = runtime::driver_entry_point<AddressRange>("cuMemGetAddressRange");
-  PointerAttribute attribute =
-      runtime::driver_entry_point<PointerAttribute>("cuPointerGetAttribute");
+// The allocation a pointer lies in, by one plural driver query (driver_entry_point: libstrider
+// does not link libcuda); a pointer CUDA does not know gets empty values.
+struct AllocationFacts {
+  CUdeviceptr base = 0;
+  std::size_t bytes = 0;
+  unsigned long long buffer_id = 0;
+  unsigned managed = 0;
+  void* pool = nullptr;
 };
 
-struct Cached {
-  unsigned long long buffer_id = 0;
-  MemoryExport exported;
+struct Driver {
+  using GetAttributes = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  GetAttributes get = runtime::driver_entry_point<GetAttributes>("cuPointerGetAttributes");
+
+  // False where the driver cannot answer. A driver without the pool attribute is asked without
+  // it (its pools' memory is then refused by cudaIpcGetMemHandle).
+  bool facts(const void* address, AllocationFacts& f) const {
+    if (get == nullptr) return false;
+    CUpointer_attribute names[5] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                    CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_BUFFER_ID,
+                                    CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                    CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE};
+    void* values[5] = {&f.base, &f.bytes, &f.buffer_id, &f.managed, &f.pool};
+    const auto p = reinterpret_cast<CUdeviceptr>(address);
+    return get(5, names, values, p) == CUDA_SUCCESS || get(4, names, values, p) == CUDA_SUCCESS;
+  }
 };
+
+const Driver& driver() {
+  static const Driver d;
+  return d;
+}
 
 struct Exports {
   std::mutex mutex;
-  std::map<const std::byte*, Cached> by_base;
+  std::map<const std::byte*, MemoryExport> by_base;
 };
 
 Exports& exports() {
@@ -41,39 +60,33 @@ Exports& exports() {
 }  // namespace
 
 bool export_memory(const void* address, int device, MemoryExport& out, std::string& error) {
-  static const Driver driver;
-  if (!driver.address_range || !driver.attribute) {
-    error = "the CUDA driver lacks cuMemGetAddressRange or cuPointerGetAttribute";
+  AllocationFacts f;
+  if (!driver().facts(address, f)) {
+    error = "the CUDA driver could not describe the pointer (cuPointerGetAttributes)";
     return false;
   }
-  const auto p = reinterpret_cast<CUdeviceptr>(address);
-  CUdeviceptr base = 0;
-  std::size_t bytes = 0;
-  unsigned long long buffer_id = 0;
-  void* pool = nullptr;
-  int managed = 0;
-  if (driver.address_range(&base, &bytes, p) != CUDA_SUCCESS ||
-      driver.attribute(&buffer_id, CU_POINTER_ATTRIBUTE_BUFFER_ID, p) != CUDA_SUCCESS ||
-      driver.attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) != CUDA_SUCCESS) {
+  if (f.base == 0 || f.buffer_id == 0) {
     error = "not memory of a CUDA allocation";
     return false;
   }
-  if (managed) {
+  if (f.managed) {
     error = "managed memory is not shared by CUDA IPC";
     return false;
   }
   // Pool memory (cudaMallocAsync) needs shareable pool handles, which legacy IPC does not take.
-  if (driver.attribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, p) == CUDA_SUCCESS &&
-      pool != nullptr) {
+  if (f.pool != nullptr) {
     error = "memory of a cudaMallocAsync pool is not shared by legacy CUDA IPC";
     return false;
   }
+  const CUdeviceptr base = f.base;
+  const std::size_t bytes = f.bytes;
+  const unsigned long long buffer_id = f.buffer_id;
   const auto* first = reinterpret_cast<const std::byte*>(base);
   Exports& e = exports();
   std::lock_guard lock(e.mutex);
   if (auto it = e.by_base.find(first); it != e.by_base.end()) {
-    if (it->second.buffer_id == buffer_id && it->second.exported.bytes == bytes) {
-      out = it->second.exported;
+    if (it->second.buffer_id == buffer_id && it->second.bytes == bytes) {
+      out = it->second;
       return true;
     }
     e.by_base.erase(it);  // freed and reallocated at the same address: a new allocation
@@ -91,8 +104,22 @@ bool export_memory(const void* address, int device, MemoryExport& out, std::stri
   std::memcpy(out.handle.bytes.data(), &h, sizeof(h));
   out.base = first;
   out.bytes = bytes;
+  out.buffer_id = buffer_id;
   if (e.by_base.size() >= kMaxExports) e.by_base.clear();
-  e.by_base[first] = {buffer_id, out};
+  e.by_base[first] = out;
+  return true;
+}
+
+bool still_exported(const MemoryExport& exported) {
+  AllocationFacts f;
+  if (!driver().facts(exported.base, f) || f.base != reinterpret_cast<CUdeviceptr>(exported.base) ||
+      f.bytes != exported.bytes || f.buffer_id != exported.buffer_id) {
+    return false;
+  }
+  Exports& e = exports();
+  std::lock_guard lock(e.mutex);
+  if (e.by_base.size() >= kMaxExports && e.by_base.count(exported.base) == 0) e.by_base.clear();
+  e.by_base[exported.base] = exported;  // again, where the cache had started over
   return true;
 }
 
@@ -100,7 +127,7 @@ std::byte* own_export_base(const WireHandle& handle) {
   Exports& e = exports();
   std::lock_guard lock(e.mutex);
   for (const auto& [base, cached] : e.by_base) {
-    if (cached.exported.handle.bytes == handle.bytes) return const_cast<std::byte*>(base);
+    if (cached.handle.bytes == handle.bytes) return const_cast<std::byte*>(base);
   }
   return nullptr;
 }

@@ -16,14 +16,20 @@
 namespace strider::ipc {
 
 struct MemoryExport {
-  WireHandle handle;                // of the whole allocation
-  const std::byte* base = nullptr;  // the allocation's first byte, in this process
-  std::size_t bytes = 0;            // the allocation's size
+  WireHandle handle;                 // of the whole allocation
+  const std::byte* base = nullptr;   // the allocation's first byte, in this process
+  std::size_t bytes = 0;             // the allocation's size
+  unsigned long long buffer_id = 0;  // the driver's, never repeated by a later allocation
 };
 
 // The export of the cudaMalloc allocation holding `address` (memory of GPU `device` in this
 // process). False with `error` when it cannot be shared.
 bool export_memory(const void* address, int device, MemoryExport& out, std::string& error);
+
+// Whether the allocation `exported` names is still the one exported (same base, size and
+// buffer ID): one driver query, so that a cached description of an object in it stays valid.
+// The export is registered again where the cache had dropped it (own_export_base).
+bool still_exported(const MemoryExport& exported);
 
 // The base of this process's own allocation that `handle` exports (export_memory), or null:
 // CUDA IPC opens no handle in the process that exported it, so import_wire maps a message to

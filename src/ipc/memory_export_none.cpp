@@ -8,6 +8,8 @@ bool export_memory(const void*, int, MemoryExport&, std::string& error) {
   return false;
 }
 
+bool still_exported(const MemoryExport&) { return false; }
+
 std::byte* own_export_base(const WireHandle&) { return nullptr; }
 
 }  // namespace strider::ipc

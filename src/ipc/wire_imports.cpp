@@ -1,6 +1,7 @@
 #include "ipc/wire_imports.hpp"
 
 #include <iterator>
+#include <string_view>
 #include <utility>
 
 namespace strider::ipc {
@@ -8,25 +9,31 @@ namespace strider::ipc {
 WireImports::WireImports(Mapper mapper, std::size_t max_mappings, std::size_t max_bytes)
     : mapper_(std::move(mapper)), max_mappings_(max_mappings), max_bytes_(max_bytes) {}
 
+std::size_t WireImports::KeyHash::operator()(const Key& k) const {
+  const std::string_view bytes(reinterpret_cast<const char*>(k.handle.bytes.data()),
+                               k.handle.bytes.size());
+  return std::hash<std::string_view>{}(bytes)*31 + std::hash<int>{}(k.device);
+}
+
 std::byte* WireImports::pin(const WireHandle& handle, std::size_t bytes, int device,
                             std::string& error) {
   std::lock_guard lock(mutex_);
-  for (auto it = recent_.begin(); it != recent_.end(); ++it) {
-    if (it->device == device && it->handle.bytes == handle.bytes) {
-      recent_.splice(recent_.begin(), recent_, it);
-      ++it->pins;
-      return it->mapped;
-    }
+  if (const auto found = index_.find(Key{device, handle}); found != index_.end()) {
+    const auto it = found->second;
+    recent_.splice(recent_.begin(), recent_, it);  // iterators stay valid
+    ++it->pins;
+    return it->mapped;
   }
-  bool clash = false;
-  std::byte* mapped = mapper_.open(handle, device, error, clash);
+  bool clash = false, own = false;
+  std::byte* mapped = mapper_.open(handle, device, error, clash, own);
   if (mapped == nullptr && clash) {
     close_unpinned(device);
     clash = false;
-    mapped = mapper_.open(handle, device, error, clash);
+    mapped = mapper_.open(handle, device, error, clash, own);
   }
   if (mapped == nullptr) return nullptr;
-  recent_.push_front({handle, device, mapped, bytes, 1});
+  recent_.push_front({handle, device, mapped, bytes, 1, own});
+  index_[Key{device, handle}] = recent_.begin();
   bytes_ += bytes;
   trim();
   return mapped;
@@ -59,8 +66,9 @@ std::size_t WireImports::bytes() const {
 }
 
 void WireImports::close(std::list<Mapping>::iterator it) {
-  mapper_.close(it->mapped, it->device);
+  if (!it->own) mapper_.close(it->mapped, it->device);
   bytes_ -= it->bytes;
+  index_.erase(Key{it->device, it->handle});
   recent_.erase(it);
 }
 

@@ -11,6 +11,7 @@
 #include <list>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "ipc/wire_ipc.hpp"
 
@@ -22,8 +23,10 @@ class WireImports {
     // Maps `handle` for kernels on `device`; null with `error` on failure, and `clash` set when
     // the driver found the range already mapped: an exporter freed an allocation this process
     // still maps, and its range came back in a new allocation (CUDA IPC maps at the exporter's
-    // addresses).
-    std::function<std::byte*(const WireHandle& handle, int device, std::string& error, bool& clash)>
+    // addresses). `own` set where the handle exports this process's own allocation, used as it
+    // is: such a mapping is never closed.
+    std::function<std::byte*(const WireHandle& handle, int device, std::string& error, bool& clash,
+                             bool& own)>
         open;
     std::function<void(std::byte* mapped, int device)> close;
   };
@@ -49,6 +52,17 @@ class WireImports {
     std::byte* mapped = nullptr;
     std::size_t bytes = 0;
     int pins = 0;
+    bool own = false;  // this process's own allocation: nothing to close
+  };
+  struct Key {
+    int device;
+    WireHandle handle;
+    bool operator==(const Key& other) const {
+      return device == other.device && handle.bytes == other.handle.bytes;
+    }
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
   };
   void close(std::list<Mapping>::iterator it);
   void trim();  // closes unpinned mappings, oldest first, until both bounds hold
@@ -58,6 +72,9 @@ class WireImports {
   std::size_t max_mappings_, max_bytes_;
   mutable std::mutex mutex_;
   std::list<Mapping> recent_;  // most recently pinned first
+  // recent_ by (GPU, handle): a pin of a cached mapping is one lookup, not a scan of up to
+  // kMaxImports handles of 64 bytes.
+  std::unordered_map<Key, std::list<Mapping>::iterator, KeyHash> index_;
   std::size_t bytes_ = 0;
 };
 

@@ -3,7 +3,6 @@
 #include <cstring>
 #include <map>
 #include <mutex>
-#include <set>
 
 #include "ipc/memory_export.hpp"
 #include "ipc/wire_imports.hpp"
@@ -20,18 +19,6 @@ struct Exports {
 Exports& exports() {
   static Exports* e = new Exports;  // never destroyed: the pool may free wires at exit
   return *e;
-}
-
-// This process's own allocations "mapped" for a message to itself (own_base), never closed; a
-// base twice where a freed allocation's mapping is still cached when a new one at the same
-// address is mapped.
-struct OwnMappings {
-  std::mutex mutex;
-  std::multiset<const std::byte*> bases;
-};
-OwnMappings& own_mappings() {
-  static OwnMappings* o = new OwnMappings;  // never destroyed, as the imports
-  return *o;
 }
 
 // Whether `handle` exports an allocation of this process (a wire or the application's memory):
@@ -58,13 +45,11 @@ bool own_base(const WireHandle& handle, int device, std::byte*& base, std::strin
   return true;
 }
 
-std::byte* open_mapping(const WireHandle& handle, int device, std::string& error, bool& clash) {
-  if (std::byte* own = nullptr; own_base(handle, device, own, error)) {
-    if (own == nullptr) return nullptr;
-    OwnMappings& o = own_mappings();
-    std::lock_guard lock(o.mutex);
-    o.bases.insert(own);
-    return own;
+std::byte* open_mapping(const WireHandle& handle, int device, std::string& error, bool& clash,
+                        bool& own) {
+  if (std::byte* base = nullptr; own_base(handle, device, base, error)) {
+    own = base != nullptr;  // the allocation as it is: nothing opened, nothing to close
+    return base;
   }
   cudaIpcMemHandle_t h{};
   std::memcpy(&h, handle.bytes.data(), sizeof(h));
@@ -83,14 +68,6 @@ std::byte* open_mapping(const WireHandle& handle, int device, std::string& error
 }
 
 void close_mapping(std::byte* mapped, int device) {
-  {
-    OwnMappings& o = own_mappings();
-    std::lock_guard lock(o.mutex);
-    if (const auto it = o.bases.find(mapped); it != o.bases.end()) {
-      o.bases.erase(it);  // this process's own: nothing was opened
-      return;
-    }
-  }
   runtime::DeviceGuard guard(device);
   (void)cudaIpcCloseMemHandle(mapped);
   (void)cudaGetLastError();

@@ -1,8 +1,10 @@
 #include "transfer/direct_object.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <list>
 #include <mutex>
+#include <unordered_map>
 
 namespace strider::transfer {
 namespace {
@@ -18,6 +20,91 @@ struct MappedForms {
 MappedForms& mapped_forms() {
   static MappedForms* r = new MappedForms;  // never destroyed: tables outlive exit order
   return *r;
+}
+
+// Descriptions of objects, keyed by what decides one: the object's device address, plan, count
+// and GPU. An entry holds its plan, so that no other plan takes that address while it is kept.
+// A hit is checked against its allocations (ipc::still_exported, one driver query each): a freed
+// and reallocated buffer is described anew. Past kMaxDescriptions the cache starts again.
+constexpr std::size_t kMaxDescriptions = 1024;
+
+struct DescriptionKey {
+  const std::byte* origin = nullptr;
+  const plan::Plan* plan = nullptr;
+  std::int64_t count = 0;
+  int device = -1;
+  bool operator==(const DescriptionKey&) const = default;
+};
+
+struct DescriptionKeyHash {
+  std::size_t operator()(const DescriptionKey& k) const {
+    std::size_t h = std::hash<const void*>{}(k.origin);
+    h = h * 31 + std::hash<const void*>{}(k.plan);
+    h = h * 31 + std::hash<std::int64_t>{}(k.count);
+    return h * 31 + std::hash<int>{}(k.device);
+  }
+};
+
+struct Description {
+  std::shared_ptr<const plan::Plan> plan;
+  ipc::DirectLayout layout;
+  AllocationBases bases{};
+  std::vector<ipc::MemoryExport> exports;  // of layout.allocation[a], in order
+};
+
+struct Descriptions {
+  std::mutex mutex;
+  std::unordered_map<DescriptionKey, Description, DescriptionKeyHash> by_key;
+};
+
+Descriptions& descriptions() {
+  static Descriptions* d = new Descriptions;  // never destroyed, as the mapped forms
+  return *d;
+}
+
+DescriptionKey key_of(const Object& object) {
+  return {object.view.device, object.plan.get(), object.count, object.view.info.device};
+}
+
+// The cached description of `object`, if one is kept and its allocations are still the ones
+// described.
+bool cached_description(const Object& object, CallExports& exports, ipc::DirectLayout& out,
+                        AllocationBases& bases) {
+  Description found;
+  Descriptions& d = descriptions();
+  const DescriptionKey key = key_of(object);
+  {
+    std::lock_guard lock(d.mutex);
+    const auto it = d.by_key.find(key);
+    if (it == d.by_key.end()) return false;
+    found = it->second;
+  }
+  for (const ipc::MemoryExport& e : found.exports) {
+    if (!ipc::still_exported(e)) {
+      std::lock_guard lock(d.mutex);
+      d.by_key.erase(key);
+      return false;
+    }
+  }
+  for (const ipc::MemoryExport& e : found.exports) exports.push_back(e);
+  out = found.layout;
+  bases = found.bases;
+  return true;
+}
+
+void keep_description(const Object& object, const CallExports& exports,
+                      const ipc::DirectLayout& layout, const AllocationBases& bases) {
+  Description kept{object.plan, layout, bases, {}};
+  for (std::int64_t a = 0; a < layout.allocations; ++a) {
+    const auto it = std::find_if(exports.begin(), exports.end(),
+                                 [&](const ipc::MemoryExport& e) { return e.base == bases[a]; });
+    if (it == exports.end()) return;  // not described from exports: nothing to check a hit by
+    kept.exports.push_back(*it);
+  }
+  Descriptions& d = descriptions();
+  std::lock_guard lock(d.mutex);
+  if (d.by_key.size() >= kMaxDescriptions) d.by_key.clear();
+  d.by_key[key_of(object)] = std::move(kept);
 }
 
 // Cuts the object's blocks into segments, each inside one exported allocation.
@@ -103,6 +190,7 @@ bool describe_in_place(const Object& object, CallExports& exports, ipc::DirectLa
     why = "not an object in device memory";
     return false;
   }
+  if (cached_description(object, exports, out, bases)) return true;
   const auto blocks = ipc::flatten(object.plan->form, object.plan->bounds.extent, object.count,
                                    ipc::DirectPolicy::kMaxSegments);
   if (blocks.empty()) {
@@ -121,6 +209,7 @@ bool describe_in_place(const Object& object, CallExports& exports, ipc::DirectLa
   }
   out = layout;
   bases = found;
+  keep_description(object, exports, layout, found);
   return true;
 }
 

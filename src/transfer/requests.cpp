@@ -13,6 +13,28 @@ void free_if_live(MPI_Request& request) {
 
 }  // namespace
 
+void Requests::Tracked::push_back(OperationPtr op) {
+  if (!first) {
+    first = std::move(op);
+  } else {
+    more.push_back(std::move(op));
+  }
+}
+
+void Requests::Tracked::push_front(OperationPtr op) {
+  if (first) more.insert(more.begin(), std::move(first));
+  first = std::move(op);
+}
+
+OperationPtr Requests::Tracked::pop_front() {
+  OperationPtr op = std::move(first);
+  if (!more.empty()) {
+    first = std::move(more.front());
+    more.erase(more.begin());
+  }
+  return op;
+}
+
 Requests& requests() {
   static Requests* r = new Requests;  // outlives static destruction at exit
   return *r;
@@ -48,8 +70,7 @@ bool Requests::take_all(int n, const MPI_Request* requests, std::vector<Operatio
 OperationPtr Requests::take_locked(MPI_Request request) {
   auto it = ops_.find(request);
   if (it == ops_.end()) return nullptr;
-  OperationPtr op = std::move(it->second.front());
-  it->second.pop_front();
+  OperationPtr op = it->second.pop_front();
   if (it->second.empty()) ops_.erase(it);
   size_.fetch_sub(1, std::memory_order_release);
   return op;
@@ -75,7 +96,7 @@ Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {
   std::lock_guard lock(mutex_);
   const auto it = ops_.find(request);
   if (it == ops_.end() || it->second.empty()) return CancelVerdict::Untracked;
-  return it->second.front()->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
+  return it->second.first->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
 }
 
 void Requests::orphan(MPI_Request request, OperationPtr op) {

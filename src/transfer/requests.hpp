@@ -9,7 +9,6 @@
 #include <mpi.h>
 
 #include <atomic>
-#include <deque>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -70,10 +69,20 @@ class Requests {
  private:
   OperationPtr take_locked(MPI_Request request);  // mutex_ held
 
+  // The operations tracked under one handle, oldest first. A list only to lose nothing should an
+  // MPI hand out a live handle twice; with operations claimed before the MPI can free their
+  // handles it holds one, kept without a container's allocation (a deque took two per message).
+  struct Tracked {
+    OperationPtr first;
+    std::vector<OperationPtr> more;
+    void push_back(OperationPtr op);
+    void push_front(OperationPtr op);
+    OperationPtr pop_front();
+    bool empty() const { return !first; }
+  };
+
   mutable std::mutex mutex_;
-  // A list per handle only to lose nothing should an MPI hand out a live handle twice; with
-  // operations claimed before the MPI can free their handles, each list holds one.
-  std::unordered_map<MPI_Request, std::deque<OperationPtr>> ops_;
+  std::unordered_map<MPI_Request, Tracked> ops_;
   std::atomic<std::size_t> size_{0};
   std::mutex orphans_mutex_;
   std::vector<std::pair<MPI_Request, OperationPtr>> orphans_;

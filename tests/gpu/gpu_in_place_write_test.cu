@@ -103,4 +103,70 @@ TEST(InPlaceWrite, WritesInPlaceOnlyAfterTheReceiversDefaultStreamIsDone) {
   cudaFree(recv);
 }
 
+// The receiver's description of its buffer for writes in place is kept per (address, type,
+// count) and used again only while the allocation is the same one (transfer/direct_object.hpp):
+// a receive buffer freed and allocated again, often at the same address and of another size,
+// must be described anew, or the sender would write through the old allocation's handle. Each
+// round the receiver allocates its buffer afresh, receives in place, checks every int and frees
+// it.
+TEST(InPlaceWrite, AReallocatedReceiveBufferIsDescribedAnew) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  ASSERT_EQ(size, 2) << "two ranks";
+  constexpr long kInts = 1 << 16, kBlock = 64;
+  MPI_Datatype half_blocks;
+  MPI_Type_vector(static_cast<int>(kInts / (2 * kBlock)), kBlock, 2 * kBlock, MPI_INT,
+                  &half_blocks);
+  MPI_Type_commit(&half_blocks);
+  int* send = nullptr;
+  ASSERT_EQ(cudaMalloc(&send, kInts * sizeof(int)), cudaSuccess);
+  std::vector<int> host(static_cast<std::size_t>(kInts));
+  const int* last = nullptr;
+  long reused = 0, written_in_place = 0;
+  constexpr int kRounds = 12;
+  for (int round = 0; round < kRounds; ++round) {
+    if (rank == 0) {
+      int* recv = nullptr;
+      // Every other round a larger allocation: the same address may come back with another size.
+      const long ints = kInts + (round % 2) * kInts;
+      ASSERT_EQ(cudaMalloc(&recv, ints * sizeof(int)), cudaSuccess);
+      ASSERT_EQ(cudaMemset(recv, 0, ints * sizeof(int)), cudaSuccess);
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+      const bool same_address = recv == last;
+      reused += same_address ? 1 : 0;
+      last = recv;
+      const strider_stats before = stats();
+      MPI_Request request;
+      ASSERT_EQ(MPI_Irecv(recv, 1, half_blocks, 1, round, MPI_COMM_WORLD, &request), MPI_SUCCESS);
+      MPI_Barrier(MPI_COMM_WORLD);  // the receive (and its offer) is posted
+      ASSERT_EQ(MPI_Wait(&request, MPI_STATUS_IGNORE), MPI_SUCCESS);
+      written_in_place += static_cast<long>(stats().offers_in_place - before.offers_in_place);
+      ASSERT_EQ(cudaMemcpy(host.data(), recv, kInts * sizeof(int), cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      long wrong = 0;
+      for (long i = 0; i < kInts; ++i) {
+        const int want = i % (2 * kBlock) < kBlock ? value(round, i) : 0;
+        wrong += host[static_cast<std::size_t>(i)] != want;
+      }
+      EXPECT_EQ(wrong, 0) << "round " << round << (same_address ? " (the last address)" : "");
+      ASSERT_EQ(cudaFree(recv), cudaSuccess);
+    } else {
+      for (long i = 0; i < kInts; ++i) host[static_cast<std::size_t>(i)] = value(round, i);
+      ASSERT_EQ(cudaMemcpy(send, host.data(), kInts * sizeof(int), cudaMemcpyHostToDevice),
+                cudaSuccess);
+      MPI_Barrier(MPI_COMM_WORLD);
+      ASSERT_EQ(MPI_Send(send, 1, half_blocks, 0, round, MPI_COMM_WORLD), MPI_SUCCESS);
+    }
+  }
+  if (rank == 0) {
+    std::printf("[rank 0] %ld of %d rounds reused the last address; %ld written in place\n", reused,
+                kRounds - 1, written_in_place);
+    // The path under test is taken: the receives were written in place.
+    EXPECT_EQ(written_in_place, kRounds);
+  }
+  MPI_Type_free(&half_blocks);
+  cudaFree(send);
+}
+
 }  // namespace

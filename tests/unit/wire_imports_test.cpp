@@ -18,8 +18,11 @@ WireHandle handle_of(unsigned char id) {
   return h;
 }
 
-// Hands out distinct fake addresses and records what is open.
+// Hands out distinct fake addresses and records what is open. Handles whose first byte is at
+// least kOwn stand for this process's own allocations: "mapped" at a fixed address of their own,
+// nothing opened.
 struct FakeMapper {
+  static constexpr unsigned char kOwn = 200;
   std::map<std::byte*, int> open;  // mapping -> device
   int opens = 0, closes = 0;
   bool fail = false;
@@ -27,10 +30,15 @@ struct FakeMapper {
   std::vector<std::byte> arena = std::vector<std::byte>(4096);
 
   WireImports::Mapper mapper() {
-    return {[this](const WireHandle&, int device, std::string& error, bool& clash) -> std::byte* {
+    return {[this](const WireHandle& handle, int device, std::string& error, bool& clash,
+                   bool& own) -> std::byte* {
               if (fail) {
                 error = "refused";
                 return nullptr;
+              }
+              if (handle.bytes[0] >= kOwn) {
+                own = true;
+                return arena.data() + 2048 + handle.bytes[0];
               }
               if (held != nullptr && open.count(held) != 0) {
                 clash = true;
@@ -160,6 +168,55 @@ TEST(WireImports, ARangeStillMappedIsClosedAndTheOpenRetried) {
   fake.held = pinned;
   EXPECT_EQ(cache.pin(handle_of(5), 100, 0, error), nullptr);
   EXPECT_EQ(fake.open.count(pinned), 1u);
+}
+
+// A message to the process itself maps its own allocation as it is (ipc/wire_ipc.cu): kept in
+// the cache like any mapping, but never closed, by the bounds, a clash or close_all.
+TEST(WireImports, OwnAllocationsAreCachedButNeverClosed) {
+  FakeMapper fake;
+  WireImports cache(fake.mapper(), 2, 1 << 20);
+  std::string error;
+  std::byte* own = cache.pin(handle_of(FakeMapper::kOwn), 10, 0, error);
+  ASSERT_NE(own, nullptr) << error;
+  EXPECT_EQ(cache.pin(handle_of(FakeMapper::kOwn), 10, 0, error), own);  // cached
+  cache.unpin(own);
+  cache.unpin(own);
+  EXPECT_EQ(fake.opens, 0);
+  for (unsigned char id = 1; id <= 3; ++id) cache.unpin(cache.pin(handle_of(id), 10, 0, error));
+  EXPECT_EQ(cache.mappings(), 2u);  // the own one went by the count bound
+  EXPECT_EQ(fake.closes, 1);        // and only the oldest peer mapping was closed with it
+  cache.pin(handle_of(FakeMapper::kOwn + 1), 10, 0, error);
+  cache.close_all();
+  EXPECT_TRUE(fake.open.empty());
+  EXPECT_EQ(fake.closes, 3);  // the two peer mappings left; no own one
+}
+
+// The lookup by (GPU, handle) stays right as mappings are pinned again, closed and reopened in
+// random order (against a model of what is cached).
+TEST(WireImports, LookupsMatchTheCacheUnderRandomUse) {
+  FakeMapper fake;
+  fake.arena.resize(1 << 16);
+  WireImports cache(fake.mapper(), 6, 1 << 20);
+  std::string error;
+  std::map<std::pair<int, int>, std::byte*> seen;  // (id, GPU) -> its mapping while open
+  unsigned state = 12345;
+  for (int step = 0; step < 2000; ++step) {
+    state = state * 1103515245u + 12345u;
+    const int id = 1 + static_cast<int>((state >> 8) % 12);
+    const int gpu = static_cast<int>((state >> 20) % 2);
+    std::byte* m = cache.pin(handle_of(static_cast<unsigned char>(id)), 10, gpu, error);
+    ASSERT_NE(m, nullptr);
+    ASSERT_EQ(fake.open.count(m), 1u) << "a pin returned a closed mapping";
+    EXPECT_EQ(fake.open[m], gpu);
+    const auto key = std::make_pair(id, gpu);
+    // The same mapping as last time exactly while it stayed open.
+    if (seen.count(key) != 0 && fake.open.count(seen[key]) != 0 && seen[key] != m) {
+      ADD_FAILURE() << "handle " << id << " on GPU " << gpu << " mapped twice at once";
+    }
+    seen[key] = m;
+    cache.unpin(m);
+    ASSERT_LE(cache.mappings(), 6u);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 // event (bench/call_cost measured both against the stream and device synchronizations).
 #include <cuda_runtime.h>
 
+#include <array>
+#include <atomic>
 #include <vector>
 
 #include "engine/cpu/pack.hpp"
@@ -126,6 +128,14 @@ int current_device() {
 }
 
 std::uint64_t device_fingerprint(int device) {
+  // Asked for every same-node offer made and taken; a UUID never changes, and
+  // cudaGetDeviceProperties fills the whole property struct: computed once per ordinal.
+  constexpr int kRemembered = 64;
+  static std::array<std::atomic<std::uint64_t>, kRemembered> known{};
+  const bool remembered = device >= 0 && device < kRemembered;
+  if (remembered) {
+    if (const std::uint64_t f = known[device].load(std::memory_order_relaxed)) return f;
+  }
   cudaDeviceProp prop{};
   if (device < 0 || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -136,7 +146,9 @@ std::uint64_t device_fingerprint(int device) {
   for (char c : prop.uuid.bytes) {
     h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   }
-  return h == 0 ? 1 : h;
+  h = h == 0 ? 1 : h;
+  if (remembered) known[device].store(h, std::memory_order_relaxed);
+  return h;
 }
 
 }  // namespace strider::engine::cuda
