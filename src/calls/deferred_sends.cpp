@@ -242,6 +242,7 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
   }
   DeferredPtr send = deferred(object, peer, dest, tag, numbered);
   send->fill = std::move(spare);
+  send->fill->object = send->object;  // without the type, which the application may free
   {
     const runtime::Timed timed(runtime::Phase::SendInit);
     rc = init(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), dest, tag,

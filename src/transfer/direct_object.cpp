@@ -23,9 +23,11 @@ MappedForms& mapped_forms() {
 }
 
 // Descriptions of objects, keyed by what decides one: the object's device address, plan, count
-// and GPU. An entry holds its plan, so that no other plan takes that address while it is kept.
-// A hit is checked against its allocations (ipc::still_exported, one driver query each): a freed
-// and reallocated buffer is described anew. Past kMaxDescriptions the cache starts again.
+// and GPU. An entry watches its plan without keeping it (a plan holds GPU tables, and a type
+// made and freed every step would keep 1024 of them alive): an entry whose plan is gone is a
+// miss, so a new plan at the same address never takes it. A hit is checked against its
+// allocations (ipc::still_exported, one driver query each): a freed and reallocated buffer is
+// described anew. Past kMaxDescriptions the cache starts again.
 constexpr std::size_t kMaxDescriptions = 1024;
 
 struct DescriptionKey {
@@ -46,7 +48,7 @@ struct DescriptionKeyHash {
 };
 
 struct Description {
-  std::shared_ptr<const plan::Plan> plan;
+  std::weak_ptr<const plan::Plan> plan;
   ipc::DirectLayout layout;
   AllocationBases bases{};
   std::vector<ipc::MemoryExport> exports;  // of layout.allocation[a], in order
@@ -77,6 +79,10 @@ bool cached_description(const Object& object, CallExports& exports, ipc::DirectL
     std::lock_guard lock(d.mutex);
     const auto it = d.by_key.find(key);
     if (it == d.by_key.end()) return false;
+    if (it->second.plan.expired()) {  // that plan was freed: its address may be another's now
+      d.by_key.erase(it);
+      return false;
+    }
     found = it->second;
   }
   for (const ipc::MemoryExport& e : found.exports) {
