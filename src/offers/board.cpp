@@ -28,8 +28,9 @@ bool leave_taken(const Claim& claim, Phase to) {
 
 }  // namespace
 
-int Slots::open(const Terms& terms) {
-  for (int i = 0; i < count_; ++i) {
+int Slots::open(const Terms& terms, int from) {
+  for (int k = 0; k < count_; ++k) {
+    const int i = (from + k) % count_;
     Slot& s = slots_[i];
     const std::uint64_t w = state(s).load(std::memory_order_acquire);
     if (phase_of(w) != Phase::Empty) continue;
@@ -67,9 +68,11 @@ Outcome Slots::settle(int slot) {
   return out;
 }
 
-std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes, bool& offered) {
+std::optional<Claim> Slots::take(const MessageId& message, std::int64_t bytes, bool& offered,
+                                 int from) {
   offered = false;
-  for (int i = 0; i < count_; ++i) {
+  for (int k = 0; k < count_; ++k) {
+    const int i = (from + k) % count_;
     Slot& s = slots_[i];
     std::uint64_t w = state(s).load(std::memory_order_acquire);
     if (phase_of(w) != Phase::Open || !(s.terms.message == message)) continue;

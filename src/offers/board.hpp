@@ -102,8 +102,10 @@ class Slots {
   Slots(Slot* slots, int count) : slots_(slots), count_(count) {}
   int count() const { return count_; }
 
-  // Receiver: publishes an offer; the slot, or -1 when every slot is in use.
-  int open(const Terms& terms);
+  // Receiver: publishes an offer; the slot, or -1 when every slot is in use. The search starts
+  // at slot `from` and wraps around: a receiver that starts past its last opened slot finds a
+  // free one at once while its offers are settled in the order they were made.
+  int open(const Terms& terms, int from = 0);
   // Receiver: withdraws an open offer; false if a sender took it first (true if it declined).
   bool retract(int slot);
   // Receiver, once its receive completed or was refused: the outcome (an offer still open is
@@ -112,8 +114,10 @@ class Slots {
   Outcome settle(int slot);
 
   // Sender: takes the open offer for `message` if there is one whose capacity and unit admit
-  // `bytes`. `offered`: whether an open offer for `message` was there at all.
-  std::optional<Claim> take(const MessageId& message, std::int64_t bytes, bool& offered);
+  // `bytes`. `offered`: whether an open offer for `message` was there at all. The search starts
+  // at slot `from` and wraps around (a message's offer is in one slot at most).
+  std::optional<Claim> take(const MessageId& message, std::int64_t bytes, bool& offered,
+                            int from = 0);
   // Sender: the bytes are in the landing buffer (Filled) or in the receive buffer itself
   // (`in_place`: Written) / could not be written. Each of these four returns false when the
   // receiver withdrew the offer meanwhile (the slot is then Released): send the data instead,

@@ -44,12 +44,21 @@ void SendLedger::note_offer(int dest, int tag, bool offered, std::uint64_t tally
   }
 }
 
+std::size_t ReceiveLedger::pending_bucket(int source, int tag) {
+  const std::uint64_t key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(source)) << 32) |
+                            static_cast<std::uint32_t>(tag);
+  static_assert(kPendingBuckets == 512);  // the top 9 bits of a Fibonacci hash
+  return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 55);
+}
+
 std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
   if (poisoned_ || source < 0 || tag < 0) return std::nullopt;  // wildcards and PROC_NULL
-  for (const Pending& p : pending_) {
-    const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
-    const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
-    if (source_matches && tag_matches) return std::nullopt;
+  if (wildcards_pending_ != 0 || named_pending_[pending_bucket(source, tag)] != 0) {
+    for (const Pending& p : pending_) {
+      const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
+      const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
+      if (source_matches && tag_matches) return std::nullopt;
+    }
   }
   if (const auto* stream = matched_.find(source, tag)) {
     if (stream->forgotten) return std::nullopt;  // restarted, too low: never taken
@@ -62,13 +71,26 @@ std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) con
 ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
   const Ticket t = next_ticket_++;
   pending_.push_back({t, source, tag});
+  // A negative source or tag is a wildcard (or MPI_PROC_NULL, which matches nothing: counted
+  // with the wildcards, it only costs a scan).
+  if (source < 0 || tag < 0) {
+    ++wildcards_pending_;
+  } else {
+    ++named_pending_[pending_bucket(source, tag)];
+  }
   return t;
 }
 
 void ReceiveLedger::erase(Ticket ticket) {
   const auto it = std::find_if(pending_.begin(), pending_.end(),
                                [&](const Pending& p) { return p.ticket == ticket; });
-  if (it != pending_.end()) pending_.erase(it);
+  if (it == pending_.end()) return;
+  if (it->source < 0 || it->tag < 0) {
+    --wildcards_pending_;
+  } else {
+    --named_pending_[pending_bucket(it->source, it->tag)];
+  }
+  pending_.erase(it);
 }
 
 void ReceiveLedger::matched(Ticket ticket, int source, int tag) {

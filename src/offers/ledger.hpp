@@ -98,9 +98,18 @@ class ReceiveLedger {
     int source, tag;
   };
   void erase(Ticket ticket);
+  // The bucket of named_pending_ that (source, tag) counts in.
+  static std::size_t pending_bucket(int source, int tag);
 
   StreamTable<std::uint64_t> matched_;  // messages matched, per stream
   std::vector<Pending> pending_;
+  // A counting filter over pending_: per bucket of (source, tag), the pending operations that
+  // name both, and the wildcard ones apart. offer_index scans pending_ only where either says
+  // one may match: a burst of receives on distinct streams is asked about without a scan (it
+  // was quadratic in the burst). Counters, not a hash table: nothing is allocated per receive.
+  static constexpr std::size_t kPendingBuckets = 512;
+  std::vector<std::uint32_t> named_pending_ = std::vector<std::uint32_t>(kPendingBuckets);
+  std::uint32_t wildcards_pending_ = 0;
   Ticket next_ticket_ = 1;
   bool poisoned_ = false;
 };

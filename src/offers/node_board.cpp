@@ -113,6 +113,22 @@ Slots NodeBoard::slots(int node_rank) const {
   return Slots(reinterpret_cast<Slot*>(slots_of(r.base, node_size_)), r.slots);
 }
 
+int NodeBoard::open_offer(const Terms& terms) {
+  Slots own = slots(my_node_rank_);
+  const int slot = own.open(terms, next_open_);
+  if (slot >= 0) next_open_ = (slot + 1) % own.count();
+  return slot;
+}
+
+std::optional<Claim> NodeBoard::take_offer(int node_rank, const MessageId& message,
+                                           std::int64_t bytes, bool& offered) {
+  if (next_take_.size() != static_cast<std::size_t>(node_size_)) next_take_.assign(node_size_, 0);
+  Slots theirs = slots(node_rank);
+  auto claim = theirs.take(message, bytes, offered, next_take_[node_rank]);
+  if (claim) next_take_[node_rank] = (claim->index_in_board + 1) % theirs.count();
+  return claim;
+}
+
 std::byte* NodeBoard::landing(int node_rank, int slot) const {
   const Region& r = regions_[node_rank];
   if (r.landing_bytes == 0) return nullptr;

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ class NodeBoard {
   int my_node_rank() const { return my_node_rank_; }
 
   Slots slots(int node_rank) const;
+  // Opens an offer in this process's own slots (Slots::open), searching from past the slot it
+  // opened last (a burst's offers would otherwise each scan all those still open).
+  int open_offer(const Terms& terms);
+  // Takes the offer for `message` in the slots of the process at `node_rank` (Slots::take),
+  // searching from past the slot last taken there: a receiver opens a burst's offers in turn,
+  // and its senders mostly send in the order it received.
+  std::optional<Claim> take_offer(int node_rank, const MessageId& message, std::int64_t bytes,
+                                  bool& offered);
   // The host landing area of a slot (null without one), and its size.
   std::byte* landing(int node_rank, int slot) const;
   std::int64_t landing_bytes(int node_rank) const;
@@ -56,6 +65,8 @@ class NodeBoard {
   };
   std::uint64_t* tally(int owner, int sender, std::uint64_t stream_hash) const;
   int node_size_ = 0;
+  int next_open_ = 0;           // where open_offer starts looking
+  std::vector<int> next_take_;  // where take_offer starts looking, by node rank
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   std::vector<int> node_rank_of_world_;

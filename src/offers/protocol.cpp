@@ -164,15 +164,14 @@ std::uint64_t stream_hash(std::uint64_t comm, int tag) {
 // there each wait would add to the others, and a message whose offer is late goes as data.
 std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_t bytes,
                                  SendLedger& sends, int dest, bool burst) {
-  const NodeBoard& board = protocol().board;
-  Slots slots = board.slots(node);
+  NodeBoard& board = protocol().board;
   const std::uint64_t tally = board.offers_to_me(node, stream_hash(message.comm, message.tag));
   if (sends.no_new_offer(dest, message.tag, tally)) {
     sends.note_offer(dest, message.tag, false, tally, false);
     return std::nullopt;
   }
   bool offered = false;
-  auto claim = slots.take(message, bytes, offered);
+  auto claim = board.take_offer(node, message, bytes, offered);
   // Nor for an offer of this process's own, which it cannot make while it waits.
   const bool wait = !claim && !offered && !burst && node != board.my_node_rank() &&
                     sends.expects_offer(dest, message.tag, tally);
@@ -180,7 +179,7 @@ std::optional<Claim> claim_offer(int node, const MessageId& message, std::int64_
     const runtime::Timed timed(runtime::Phase::OfferWait);
     const auto until = std::chrono::steady_clock::now() + kOfferWait;
     while (!claim && !offered && std::chrono::steady_clock::now() < until) {
-      claim = slots.take(message, bytes, offered);
+      claim = board.take_offer(node, message, bytes, offered);
     }
   }
   sends.note_offer(dest, message.tag, offered, tally, wait);
@@ -601,7 +600,7 @@ void publish(transfer::Incoming& in) {
   }
   {
     const runtime::Timed timed(runtime::Phase::OfferOpen);
-    made.slot = p.board.slots(me).open(terms);
+    made.slot = p.board.open_offer(terms);
     if (made.slot < 0) return;  // every slot in use: this receive goes without
     p.board.count_offer(node_rank_of(offer.sender),
                         stream_hash(terms.message.comm, terms.message.tag));

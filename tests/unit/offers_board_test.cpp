@@ -171,6 +171,39 @@ TEST(OffersBoard, FullBoardRefusesAnOffer) {
   EXPECT_EQ(slots.open(terms(0, 3, 0, 8)), -1);
 }
 
+// The search for a free slot starts where the receiver says and wraps around; the slots taken
+// and settled in between are found again.
+TEST(OffersBoard, OpenSearchesFromTheSlotGivenAndWraps) {
+  std::vector<Slot> memory(4);
+  Slots slots(memory.data(), 4);
+  EXPECT_EQ(slots.open(terms(0, 1, 0, 8), 2), 2);
+  EXPECT_EQ(slots.open(terms(0, 2, 0, 8), 2), 3);  // 2 is in use
+  EXPECT_EQ(slots.open(terms(0, 3, 0, 8), 3), 0);  // wrapped past the last
+  EXPECT_EQ(slots.open(terms(0, 4, 0, 8), 0), 1);
+  EXPECT_EQ(slots.open(terms(0, 5, 0, 8), 1), -1);  // all four in use
+  slots.settle(2);
+  EXPECT_EQ(slots.open(terms(0, 6, 0, 8), 3), 2);  // from 3: 3, 0 and 1 in use
+}
+
+// A sender's search also starts where it says and wraps: every open offer is found from any
+// starting slot, and one that is not there from none.
+TEST(OffersBoard, TakeFindsTheOfferFromAnyStartingSlot) {
+  constexpr int kSlots = 5;
+  for (int from = 0; from < kSlots; ++from) {
+    for (int at = 0; at < kSlots; ++at) {
+      std::vector<Slot> memory(kSlots);
+      Slots slots(memory.data(), kSlots);
+      for (int i = 0; i < kSlots; ++i) ASSERT_EQ(slots.open(terms(2, i, 0, 8), i), i);
+      bool offered = false;
+      const auto claim = slots.take(message(2, at, 0), 8, offered, from);
+      ASSERT_TRUE(claim.has_value()) << "from " << from << ", offer at " << at;
+      EXPECT_EQ(claim->index_in_board, at);
+      EXPECT_FALSE(slots.take(message(2, kSlots, 0), 8, offered, from).has_value());
+      EXPECT_FALSE(offered);
+    }
+  }
+}
+
 // A sender thread takes while the receiver retracts: exactly one wins, every time, and the
 // outcome the receiver settles agrees with who won.
 TEST(OffersBoard, TakeAndRetractRaceHasOneWinner) {
