@@ -57,6 +57,12 @@ Exports& exports() {
   return *e;
 }
 
+// Registers `exported` under its base (mutex held); past kMaxExports the cache starts again.
+void remember(Exports& e, const MemoryExport& exported) {
+  if (e.by_base.size() >= kMaxExports && e.by_base.count(exported.base) == 0) e.by_base.clear();
+  e.by_base[exported.base] = exported;
+}
+
 }  // namespace
 
 bool export_memory(const void* address, int device, MemoryExport& out, std::string& error) {
@@ -78,14 +84,11 @@ bool export_memory(const void* address, int device, MemoryExport& out, std::stri
     error = "memory of a cudaMallocAsync pool is not shared by legacy CUDA IPC";
     return false;
   }
-  const CUdeviceptr base = f.base;
-  const std::size_t bytes = f.bytes;
-  const unsigned long long buffer_id = f.buffer_id;
-  const auto* first = reinterpret_cast<const std::byte*>(base);
+  const auto* first = reinterpret_cast<const std::byte*>(f.base);
   Exports& e = exports();
   std::lock_guard lock(e.mutex);
   if (auto it = e.by_base.find(first); it != e.by_base.end()) {
-    if (it->second.buffer_id == buffer_id && it->second.bytes == bytes) {
+    if (it->second.buffer_id == f.buffer_id && it->second.bytes == f.bytes) {
       out = it->second;
       return true;
     }
@@ -93,8 +96,8 @@ bool export_memory(const void* address, int device, MemoryExport& out, std::stri
   }
   runtime::DeviceGuard guard(device);
   cudaIpcMemHandle_t h{};
-  const cudaError_t rc =
-      guard.ok() ? cudaIpcGetMemHandle(&h, reinterpret_cast<void*>(base)) : cudaErrorInvalidDevice;
+  const cudaError_t rc = guard.ok() ? cudaIpcGetMemHandle(&h, reinterpret_cast<void*>(f.base))
+                                    : cudaErrorInvalidDevice;
   if (rc != cudaSuccess) {
     (void)cudaGetLastError();
     error = runtime::cuda_error_text("cudaIpcGetMemHandle", rc);
@@ -103,10 +106,9 @@ bool export_memory(const void* address, int device, MemoryExport& out, std::stri
   static_assert(sizeof(h) == sizeof(out.handle.bytes));
   std::memcpy(out.handle.bytes.data(), &h, sizeof(h));
   out.base = first;
-  out.bytes = bytes;
-  out.buffer_id = buffer_id;
-  if (e.by_base.size() >= kMaxExports) e.by_base.clear();
-  e.by_base[first] = out;
+  out.bytes = f.bytes;
+  out.buffer_id = f.buffer_id;
+  remember(e, out);
   return true;
 }
 
@@ -118,8 +120,7 @@ bool still_exported(const MemoryExport& exported) {
   }
   Exports& e = exports();
   std::lock_guard lock(e.mutex);
-  if (e.by_base.size() >= kMaxExports && e.by_base.count(exported.base) == 0) e.by_base.clear();
-  e.by_base[exported.base] = exported;  // again, where the cache had started over
+  remember(e, exported);  // again, where the cache had started over
   return true;
 }
 

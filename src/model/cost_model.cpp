@@ -124,8 +124,7 @@ bool offer_wins(const PerfData& data, const ObjectShape& shape, bool mpi_cuda_aw
   const MethodCost offer = predict_offer(data, shape);
   if (!burst) return offer.side(receive) <= p[m].side(receive);
   const auto shared_launch = [&](const MethodCost& c) {
-    const double own = receive ? c.recv_side : c.send_side;
-    return std::max(0.0, own - data.launch_sync) + c.transfer;
+    return std::max(0.0, c.own(receive) - data.launch_sync) + c.transfer;
   };
   return shared_launch(offer) + kOfferProtocolSeconds <= shared_launch(p[m]);
 }

@@ -24,8 +24,10 @@ struct MethodCost {
   double transfer = 0;   // half a round trip of the packed bytes
   double recv_side = 0;  // (copy into the GPU +) unpack
   double total() const { return send_side + transfer + recv_side; }
+  // One side's own pack or unpack.
+  double own(bool receive) const { return receive ? recv_side : send_side; }
   // What one side minimizes when it chooses: its own pack or unpack plus the transfer.
-  double side(bool receive) const { return (receive ? recv_side : send_side) + transfer; }
+  double side(bool receive) const { return own(receive) + transfer; }
 };
 using Prediction = std::array<MethodCost, kModelledMethods>;
 

@@ -52,7 +52,7 @@ std::size_t ReceiveLedger::pending_bucket(int source, int tag) {
 }
 
 std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
-  if (poisoned_ || source < 0 || tag < 0) return std::nullopt;  // wildcards and PROC_NULL
+  if (poisoned_ || !names_stream(source, tag)) return std::nullopt;  // wildcards and PROC_NULL
   if (wildcards_pending_ != 0 || named_pending_[pending_bucket(source, tag)] != 0) {
     for (const Pending& p : pending_) {
       const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
@@ -71,12 +71,11 @@ std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) con
 ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
   const Ticket t = next_ticket_++;
   pending_.push_back({t, source, tag});
-  // A negative source or tag is a wildcard (or MPI_PROC_NULL, which matches nothing: counted
-  // with the wildcards, it only costs a scan).
-  if (source < 0 || tag < 0) {
-    ++wildcards_pending_;
-  } else {
+  // MPI_PROC_NULL, which matches nothing, is counted with the wildcards: it only costs a scan.
+  if (names_stream(source, tag)) {
     ++named_pending_[pending_bucket(source, tag)];
+  } else {
+    ++wildcards_pending_;
   }
   return t;
 }
@@ -85,10 +84,10 @@ void ReceiveLedger::erase(Ticket ticket) {
   const auto it = std::find_if(pending_.begin(), pending_.end(),
                                [&](const Pending& p) { return p.ticket == ticket; });
   if (it == pending_.end()) return;
-  if (it->source < 0 || it->tag < 0) {
-    --wildcards_pending_;
-  } else {
+  if (names_stream(it->source, it->tag)) {
     --named_pending_[pending_bucket(it->source, it->tag)];
+  } else {
+    --wildcards_pending_;
   }
   pending_.erase(it);
 }
@@ -106,7 +105,7 @@ void ReceiveLedger::lost(Ticket ticket) {
 }
 
 void ReceiveLedger::matched_now(int source, int tag) {
-  if (source < 0 || tag < 0) {  // MPI_PROC_NULL's status: nothing matched
+  if (!names_stream(source, tag)) {  // MPI_PROC_NULL's status: nothing matched
     return;
   }
   matched_.touch(source, tag).state++;

@@ -98,6 +98,8 @@ class ReceiveLedger {
     int source, tag;
   };
   void erase(Ticket ticket);
+  // Whether an operation names one stream (no wildcard, not MPI_PROC_NULL: all negative).
+  static bool names_stream(int source, int tag) { return source >= 0 && tag >= 0; }
   // The bucket of named_pending_ that (source, tag) counts in.
   static std::size_t pending_bucket(int source, int tag);
 

@@ -52,6 +52,8 @@ bool NodeBoard::create(int slots, std::int64_t landing_bytes, std::string& why) 
   for (int n = 0; n < node_size; ++n) node_rank_of_world_[world_of_node[n]] = n;
 
   node_size_ = node_size;
+  next_open_ = 0;
+  next_take_.assign(static_cast<std::size_t>(node_size), 0);
   const std::int64_t bytes = region_bytes(node_size, slots, landing_bytes);
   void* base = nullptr;
   // Every process keeps its own region (no contiguity needed across processes).
@@ -122,7 +124,6 @@ int NodeBoard::open_offer(const Terms& terms) {
 
 std::optional<Claim> NodeBoard::take_offer(int node_rank, const MessageId& message,
                                            std::int64_t bytes, bool& offered) {
-  if (next_take_.size() != static_cast<std::size_t>(node_size_)) next_take_.assign(node_size_, 0);
   Slots theirs = slots(node_rank);
   auto claim = theirs.take(message, bytes, offered, next_take_[node_rank]);
   if (claim) next_take_[node_rank] = (claim->index_in_board + 1) % theirs.count();

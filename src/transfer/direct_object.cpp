@@ -50,8 +50,7 @@ struct DescriptionKeyHash {
 struct Description {
   std::weak_ptr<const plan::Plan> plan;
   ipc::DirectLayout layout;
-  AllocationBases bases{};
-  std::vector<ipc::MemoryExport> exports;  // of layout.allocation[a], in order
+  std::vector<ipc::MemoryExport> exports;  // of layout.allocation[a], in order (their bases)
 };
 
 struct Descriptions {
@@ -92,15 +91,18 @@ bool cached_description(const Object& object, CallExports& exports, ipc::DirectL
       return false;
     }
   }
-  for (const ipc::MemoryExport& e : found.exports) exports.push_back(e);
+  bases = {};
+  for (std::size_t a = 0; a < found.exports.size(); ++a) {
+    bases[a] = found.exports[a].base;
+    exports.push_back(found.exports[a]);
+  }
   out = found.layout;
-  bases = found.bases;
   return true;
 }
 
 void keep_description(const Object& object, const CallExports& exports,
                       const ipc::DirectLayout& layout, const AllocationBases& bases) {
-  Description kept{object.plan, layout, bases, {}};
+  Description kept{object.plan, layout, {}};
   for (std::int64_t a = 0; a < layout.allocations; ++a) {
     const auto it = std::find_if(exports.begin(), exports.end(),
                                  [&](const ipc::MemoryExport& e) { return e.base == bases[a]; });
