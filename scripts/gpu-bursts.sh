@@ -8,7 +8,8 @@
 # (halo_{after,burst0,before}_{1,2}.csv); the point-to-point forms with STRIDER_SAME_NODE=0
 # (halo_nooffers_*); bench/pingpong after and before (pingpong_*), all archived in bench.tar.gz.
 # MPS=1 runs the tests and the ranks on one GPU under an MPS daemon (CUDA_VISIBLE_DEVICES=0).
-# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong"] scripts/gpu-bursts.sh
+# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong"] [BEFORE_PERSISTENT=0]
+#        scripts/gpu-bursts.sh
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
 log=$OUT/bursts.txt
@@ -30,9 +31,11 @@ for round in 1 2; do
     [[ $which == before ]] && l=$prior
     [[ $which == burst0 ]] && burst=0
     [[ -e $l ]] || continue
-    # The before tree may refuse persistent requests on GPU memory: its runs leave form (vi) out.
+    # A before tree older than 2026-11-26 refuses persistent requests on GPU memory: with
+    # BEFORE_PERSISTENT=0 its runs leave form (vi) out.
     forms=isend,pack,alltoallw,expert,waitany,persistent p2p_forms=isend,waitany,expert,persistent
-    [[ $which == before ]] && forms=${forms%,persistent} p2p_forms=${p2p_forms%,persistent}
+    [[ $which == before && ${BEFORE_PERSISTENT:-1} == 0 ]] &&
+      forms=${forms%,persistent} p2p_forms=${p2p_forms%,persistent}
     [[ $benches == *" halo "* ]] &&
       run "halo, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst -- \
       $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms $forms \

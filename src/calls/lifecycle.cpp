@@ -1,5 +1,7 @@
 #include "calls/lifecycle.hpp"
 
+#include <cstdio>
+
 #include "calls/persistent_requests.hpp"
 #include "collective/same_node.hpp"
 #include "collective/wire_types.hpp"
@@ -46,6 +48,13 @@ void on_finalize() {
     int rank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     runtime::print_profile(rank);
+    const transfer::Counters& c = transfer::counters();
+    std::fprintf(stderr,
+                 "[strider %d] profile offers made %llu, taken %llu, used %llu, in place %llu\n",
+                 rank, static_cast<unsigned long long>(c.offers_made.load()),
+                 static_cast<unsigned long long>(c.offers_taken.load()),
+                 static_cast<unsigned long long>(c.offers_used.load()),
+                 static_cast<unsigned long long>(c.offers_in_place.load()));
   }
   // Operations whose requests the application freed finish before the MPI goes away.
   transfer::requests().drain_orphans();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "calls/persistent.hpp"
+#include "calls/persistent_starts.hpp"
 #include "transfer/requests.hpp"
 
 namespace strider::calls {
@@ -53,40 +54,6 @@ PersistentTable& table() {
   return *t;
 }
 
-// One start of a served point-to-point request, tracked under it until the MPI reports it
-// complete (the request then stays, inactive, for the next start). A collective's start is a
-// collective::CollectiveOperation.
-class PersistentStart final : public transfer::Operation {
- public:
-  explicit PersistentStart(PersistentPtr p) : p_(std::move(p)) {}
-  int complete(MPI_Status& status, int error) override {
-    if (!p_->receive) return MPI_SUCCESS;
-    const int rc = transfer::unpack_incoming(p_->in, status, error);
-    rearm();
-    return rc;
-  }
-  int observe_complete(MPI_Status& status) override {
-    return p_->receive ? transfer::unpack_incoming(p_->in, status, MPI_SUCCESS) : MPI_SUCCESS;
-  }
-  bool cancel_at_finalize() const override { return p_->receive; }
-  bool persistent() const override { return true; }
-  transfer::Incoming* incoming() override { return p_->receive ? &p_->in : nullptr; }
-
- private:
-  // Ready for the next start: nothing unpacked yet, no hole closed.
-  void rearm() {
-    p_->in.unpacked = false;
-    p_->in.unpack_rc = MPI_SUCCESS;
-    p_->in.hole_closed = false;
-  }
-  PersistentPtr p_;
-};
-
-transfer::OperationPtr operation_for_start(const PersistentPtr& p) {
-  if (p->collective) return std::make_unique<collective::CollectiveOperation>(p->collective, true);
-  return std::make_unique<PersistentStart>(p);
-}
-
 }  // namespace
 
 void keep_persistent(MPI_Request request, PersistentPtr p) { table().put(request, std::move(p)); }
@@ -113,38 +80,13 @@ int persistent_collective(MPI_Comm comm, const char* name, const char* instead,
 int start_persistent(int n, MPI_Request* requests, const std::function<int()>& start) {
   if (table().empty() || n <= 0 || requests == nullptr) return start();
   std::vector<PersistentPtr> served(static_cast<std::size_t>(n));
-  std::vector<transfer::Outbound> sends;
-  std::vector<collective::Call*> collectives;
   bool any = false;
   for (int i = 0; i < n; ++i) {
-    PersistentPtr& p = served[static_cast<std::size_t>(i)];
-    if (requests[i] != MPI_REQUEST_NULL) p = table().find(requests[i]);
-    if (!p) continue;
-    any = true;
-    if (p->collective) {
-      collectives.push_back(p->collective.get());
-    } else if (!p->receive) {
-      sends.push_back({&p->object, &p->out, p->comm});
-    }
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    served[static_cast<std::size_t>(i)] = table().find(requests[i]);
+    any = any || served[static_cast<std::size_t>(i)] != nullptr;
   }
-  if (!any) return start();
-  std::vector<char> packed;
-  transfer::pack_wave(sends, packed);
-  for (std::size_t k = 0; k < sends.size(); ++k) {
-    if (packed[k]) continue;
-    const int rc = transfer::pack_prepared(*sends[k].object, *sends[k].out, sends[k].comm);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  for (collective::Call* c : collectives) {
-    if (const int rc = collective::load(*c)) return rc;
-  }
-  const int rc = start();
-  if (rc != MPI_SUCCESS) return rc;
-  for (int i = 0; i < n; ++i) {
-    PersistentPtr& p = served[static_cast<std::size_t>(i)];
-    if (p) transfer::requests().track(requests[i], operation_for_start(p));
-  }
-  return MPI_SUCCESS;
+  return any ? start_served(served, requests, start) : start();
 }
 
 bool free_persistent(MPI_Request* request, int& rc) {

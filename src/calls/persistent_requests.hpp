@@ -14,6 +14,7 @@
 
 #include "collective/call.hpp"
 #include "collective/form.hpp"
+#include "offers/protocol.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
 
@@ -27,6 +28,15 @@ struct PersistentTransfer {
   transfer::Outgoing out;         // a send's wire, packed at each start
   transfer::Incoming in;          // a receive's wire, unpacked at each completion
   MPI_Comm comm = MPI_COMM_NULL;  // where its errors are reported
+  // Point-to-point: the destination or source and the tag, for the same-node offers, in which
+  // every start takes part (docs/same-node-p2p.md, "Persistent requests"): a receive's is counted
+  // and may offer, a send's is numbered and may take an offer, but not a synchronous one's (its
+  // completion could not wait for the notice's match).
+  int peer = MPI_PROC_NULL;
+  int tag = 0;
+  bool synchronous = false;
+  offers::NumberedSend numbered{};            // a send's current start
+  std::unique_ptr<offers::PendingFill> fill;  // the offer it claimed, if any
   // A persistent collective: its sides and wires (the point-to-point fields above unused).
   std::shared_ptr<collective::Call> collective;
 };

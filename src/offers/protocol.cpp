@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engine/cuda/gpu_engine.hpp"
@@ -199,7 +200,7 @@ void offer_in_place(const transfer::Object& object, int device, Terms& terms) {
     runtime::log(LogLevel::Debug, "same-node receive not offered in place: %s", why.c_str());
     return;
   }
-  if (!engine::cuda::default_stream_idle(device)) return;
+  if (!PublishedTogether::default_stream_idle(device)) return;
   terms.in_place = 1;
   terms.gpu = engine::cuda::device_fingerprint(device);
 }
@@ -378,6 +379,13 @@ int NumberedSend::sent(int rc) const {
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
                    std::uint64_t index, PendingFill& f, bool deferred) {
   const runtime::Timed timed(runtime::Phase::OfferClaim);
+  // A record used before (a spare, a persistent send's) starts with no write of its own.
+  f.in_place = false;
+  f.landing = nullptr;
+  f.pinned.clear();
+  f.to.reset();
+  f.rc = MPI_SUCCESS;
+  f.written_in_place = false;
   Protocol& p = protocol();
   CommLedgers* l = ledgers(comm);
   if (!l || object.oversized) return false;
@@ -576,9 +584,16 @@ void publish(transfer::Incoming& in) {
     bool landing = false;
     {
       const runtime::Timed timed(runtime::Phase::OfferLanding);
+      // A persistent receive keeps its last start's landing buffer (settled: no sender holds it).
+      const std::size_t bytes = static_cast<std::size_t>(in.capacity);
+      if (offer.slot < 0 && offer.wire.data() != nullptr &&
+          offer.wire.memory == ipc::WireMemory::Device && offer.wire.device == device &&
+          offer.wire.block.capacity >= bytes) {
+        made.wire = std::move(offer.wire);
+      }
       landing = device >= 0 &&
-                ipc::acquire_wire(ipc::WireMemory::Device, device,
-                                  static_cast<std::size_t>(in.capacity), made.wire, why) &&
+                (made.wire.data() != nullptr ||
+                 ipc::acquire_wire(ipc::WireMemory::Device, device, bytes, made.wire, why)) &&
                 ipc::export_wire(made.wire, handle, why);
     }
     if (!landing) {
@@ -609,6 +624,23 @@ void publish(transfer::Incoming& in) {
   made.sender = offer.sender;
   offer = std::move(made);
   transfer::counters().offers_made++;
+}
+
+namespace {
+thread_local PublishedTogether* together = nullptr;
+}  // namespace
+
+PublishedTogether::PublishedTogether() : outer_(std::exchange(together, this)) {}
+PublishedTogether::~PublishedTogether() { together = outer_; }
+
+bool PublishedTogether::default_stream_idle(int device) {
+  if (together == nullptr) return engine::cuda::default_stream_idle(device);
+  for (const auto& [d, idle] : together->idle_) {
+    if (d == device) return idle;
+  }
+  const bool idle = engine::cuda::default_stream_idle(device);
+  together->idle_.emplace_back(device, idle);
+  return idle;
 }
 
 OfferedReceive& offered(transfer::Incoming& in) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "offers/receive_state.hpp"
@@ -62,7 +63,8 @@ struct PendingFill {
   bool written_in_place = false;
 };
 // take() without the write: true when the offer is claimed (`pending` then holds it for
-// fill_pending or drop_pending); false when the message goes as data. `deferred`: a deferred send
+// fill_pending or drop_pending); false when the message goes as data. `pending` may be a record
+// used before: its write's fields are reset first. `deferred`: a deferred send
 // (calls/deferred_sends.hpp), written at a flush with the others of its burst; take() itself
 // passes false.
 bool claim_pending(const transfer::Object& object, MPI_Comm comm, int dest, int tag,
@@ -77,7 +79,8 @@ void drop_pending(PendingFill& pending);
 inline const void* notice_buffer() { return nullptr; }
 constexpr int kNoticeCount = 0;
 inline MPI_Datatype notice_type() { return MPI_BYTE; }
-// A persistent send (its starts are not seen) / a cancel of a request that may be a send.
+// A persistent send Strider does not serve (its starts are not numbered) / a cancel of a request
+// that may be a send.
 void persistent_send(MPI_Comm comm, int dest, int tag);
 void untracked_cancel();
 
@@ -88,7 +91,8 @@ Watch watch(MPI_Comm comm, int source, int tag);
 void observe(Watch& watch, const MPI_Status& status, int error);
 // A message matched by MPI_Mprobe / MPI_Improbe.
 void matched_probe(MPI_Comm comm, const MPI_Status& status);
-// A persistent receive on the communicator: no offer is made there again.
+// A persistent receive Strider does not serve on the communicator (its starts are not counted):
+// no offer is made there again. Those it serves are counted at each start (plan_offer).
 void persistent_receive(MPI_Comm comm);
 
 // Counts a receive Strider finishes and, where certain, plans its offer (into `in`): true when
@@ -98,6 +102,23 @@ bool plan_offer(transfer::Incoming& in, int source, int tag, bool nonblocking);
 // Publishes the planned offer. Call only once the MPI has accepted the receive: a notice then
 // always meets that receive, never one posted after a receive the MPI refused.
 void publish(transfer::Incoming& in);
+// While one lives in this thread, the offers published are those of one MPI call (MPI_Startall's
+// receives): the application queued nothing between them, so whether its legacy default stream
+// is idle (what a write in place must follow) is asked once per GPU for all of them, not once per
+// offer (about 2.8 us each on an H100).
+class PublishedTogether {
+ public:
+  PublishedTogether();
+  ~PublishedTogether();
+  PublishedTogether(const PublishedTogether&) = delete;
+  PublishedTogether& operator=(const PublishedTogether&) = delete;
+  // Whether the default stream of `device` is idle: asked once per GPU while `together` lives.
+  static bool default_stream_idle(int device);
+
+ private:
+  std::vector<std::pair<int, bool>> idle_;  // (GPU, idle) asked so far
+  PublishedTogether* outer_;
+};
 // (When the receive completes, OfferedReceive::settle, receive_state.hpp, unpacks the data from
 // the landing buffer if it came by the offer and sets the status's count.)
 // Several receives one completion call saw complete (an arrival wave), with their statuses and

@@ -15,7 +15,8 @@ constexpr std::array<const char*, kPhases> kNames = {
     "flush",       "flush_pack",  "flush_fill",    "flush_start",    "send_init",
     "offer_claim", "offer_wait",  "offer_publish", "offer_landing",  "offer_in_place",
     "offer_open",  "claim_find",  "claim_map",     "classify",       "recv_prepare",
-    "recv_post",   "settle_wave", "unpack_wave"};
+    "recv_post",   "settle_wave", "unpack_wave",   "start_receives", "start_writes",
+    "start_sends"};
 
 static_assert(kNames.back() != nullptr, "a name for every phase");
 

@@ -33,6 +33,9 @@ enum class Phase : int {
   RecvPost,       // the MPI's receive call
   SettleWave,     // offered receives settled together
   UnpackWave,     // receives unpacked by one kernel
+  StartReceives,  // MPI_Start(all) with offers: its receives counted, started and offered
+  StartWrites,    // its sends' writes into offers and packs into wires (a kernel each)
+  StartSends,     // its sends started, or their notices sent, in order
   Count
 };
 

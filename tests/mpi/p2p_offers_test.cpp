@@ -499,5 +499,278 @@ TEST(P2POffers, MessagesToSelfTakeOffers) {
   set_p2p_host(false);
 }
 
+// Persistent requests on every stream (each peer, itself included, and each tag), started again
+// and again (MPI_Startall or MPI_Start, requests in a random order) and completed by a random
+// completion call; between rounds, plain messages on the same streams, some received by a
+// wildcard. A persistent start counts for the offers as a nonblocking call does (docs/
+// same-node-p2p.md, "Persistent requests"): every message must arrive exactly, in its stream's
+// order, and with offers on the starts must take offers.
+class PersistentRounds {
+ public:
+  explicit PersistentRounds(std::uint64_t seed)
+      : seed_(seed), me_(world_rank()), n_(world_size()), rng_(seed * 131u + world_rank()) {}
+
+  void run(int rounds) {
+    const bool no_self = env_long("STRIDER_TEST_NO_SELF", 0) == 1;
+    for (int peer = 0; peer < n_; ++peer) {
+      if (no_self && peer == me_) continue;
+      for (int t = 0; t < kTags; ++t) {
+        add_receive(peer, t);
+        add_send(peer, t);
+      }
+    }
+    for (int round = 0; round < rounds && !::testing::Test::HasFatalFailure(); ++round) {
+      SCOPED_TRACE(round);
+      exchange(round);
+      extras(round);
+    }
+    if (::testing::Test::HasFatalFailure()) return;
+    last_round(rounds);
+  }
+
+ private:
+  struct Stream {
+    bool receive;
+    int peer, tag, length, capacity;
+    PlacedBuffer buffer;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  // A stream's message length, the same each round and known to both sides.
+  int length(int source, int dest, int tag) const {
+#ifdef STRIDER_P2P_TEST_GPU
+    return 12288 + message_length(seed_, source, dest, tag, 0) % 4096;
+#else
+    return message_length(seed_, source, dest, tag, 0) % 1500 + kHeader;
+#endif
+  }
+
+  void add_receive(int source, int tag) {
+    const int len = length(source, me_, tag);
+    const int capacity = rng_() % 3 == 0 ? len + 1 + static_cast<int>(rng_() % 3) : len;
+    streams_.push_back(
+        Stream{true, source, tag, len, capacity,
+               PlacedBuffer(memory(true, Role::kRecv), sentinel_bytes(capacity), 0)});
+    Stream& s = streams_.back();
+    ASSERT_EQ(MPI_Recv_init(s.buffer.origin(), capacity, strided_int_type(), source, tag,
+                            MPI_COMM_WORLD, &s.request),
+              MPI_SUCCESS);
+  }
+
+  void add_send(int dest, int tag) {
+    const int len = length(me_, dest, tag);
+    streams_.push_back(Stream{false, dest, tag, len, len,
+                              PlacedBuffer(memory(true, Role::kSend), sentinel_bytes(len), 0)});
+    Stream& s = streams_.back();
+    // Synchronous ones are numbered but take no offers.
+    const auto init = rng_() % 5 == 0 ? MPI_Ssend_init : MPI_Send_init;
+    ASSERT_EQ(
+        init(s.buffer.origin(), len, strided_int_type(), dest, tag, MPI_COMM_WORLD, &s.request),
+        MPI_SUCCESS);
+  }
+
+  static std::vector<unsigned char> message(int source, int tag, int index, int len) {
+    std::vector<unsigned char> host(static_cast<std::size_t>(len) * 8, 0xA5);
+    for (int k = 0; k < len; ++k) {
+      const int v = value(source, tag, index, k);
+      std::memcpy(host.data() + k * 8, &v, sizeof v);
+    }
+    return host;
+  }
+
+  void exchange(int round) {
+    std::vector<std::size_t> order(streams_.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), rng_);
+    std::vector<MPI_Request> requests;
+    for (const std::size_t i : order) {
+      Stream& s = streams_[i];
+      s.buffer.write(s.receive ? sentinel_bytes(s.capacity) : message(me_, s.tag, round, s.length));
+      requests.push_back(s.request);
+    }
+    const int count = static_cast<int>(requests.size());
+    if (rng_() % 3 == 0) {
+      for (MPI_Request& r : requests) ASSERT_EQ(MPI_Start(&r), MPI_SUCCESS);
+    } else {
+      ASSERT_EQ(MPI_Startall(count, requests.data()), MPI_SUCCESS);
+    }
+    std::vector<MPI_Status> statuses(requests.size());
+    complete(requests, statuses);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      Stream& s = streams_[order[k]];
+      ASSERT_EQ(requests[k], s.request) << "a persistent request was freed by its completion";
+      if (!s.receive) continue;
+      EXPECT_EQ(statuses[k].MPI_SOURCE, s.peer);
+      EXPECT_EQ(statuses[k].MPI_TAG, s.tag);
+      expect_message(s.buffer, s.capacity, statuses[k], s.peer, s.tag, round, s.length);
+    }
+  }
+
+  // One more start of everything, the sends freed while active (their starts, noticed or not,
+  // finish in the background), the receives waited for one by one and then freed.
+  void last_round(int round) {
+    std::vector<MPI_Request> requests;
+    for (Stream& s : streams_) {
+      s.buffer.write(s.receive ? sentinel_bytes(s.capacity) : message(me_, s.tag, round, s.length));
+      requests.push_back(s.request);
+    }
+    ASSERT_EQ(MPI_Startall(static_cast<int>(requests.size()), requests.data()), MPI_SUCCESS);
+    for (Stream& s : streams_) {
+      if (s.receive) continue;
+      ASSERT_EQ(MPI_Request_free(&s.request), MPI_SUCCESS);
+      ASSERT_EQ(s.request, MPI_REQUEST_NULL);
+    }
+    for (Stream& s : streams_) {
+      if (!s.receive) continue;
+      MPI_Status status;
+      ASSERT_EQ(MPI_Wait(&s.request, &status), MPI_SUCCESS);
+      expect_message(s.buffer, s.capacity, status, s.peer, s.tag, round, s.length);
+      ASSERT_EQ(MPI_Request_free(&s.request), MPI_SUCCESS);
+    }
+  }
+
+  // By a completion call chosen at random; `statuses[k]` is request k's.
+  void complete(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses) {
+    const int count = static_cast<int>(requests.size());
+    const int how = static_cast<int>(rng_() % 5);
+    if (how == 0) {
+      ASSERT_EQ(MPI_Waitall(count, requests.data(), statuses.data()), MPI_SUCCESS);
+    } else if (how == 1) {
+      for (int flag = 0; !flag;) {
+        ASSERT_EQ(MPI_Testall(count, requests.data(), &flag, statuses.data()), MPI_SUCCESS);
+      }
+    } else if (how == 2 || how == 3) {
+      // Waitany or Waitsome until every request has been reported once (a persistent request
+      // stays live, inactive, so later calls skip it).
+      std::vector<char> seen(requests.size(), 0);
+      for (int left = count; left > 0;) {
+        if (how == 2) {
+          int index = MPI_UNDEFINED;
+          MPI_Status st;
+          ASSERT_EQ(MPI_Waitany(count, requests.data(), &index, &st), MPI_SUCCESS);
+          ASSERT_NE(index, MPI_UNDEFINED) << left << " requests never reported";
+          ASSERT_FALSE(seen[index]) << "request " << index << " reported twice";
+          seen[index] = 1;
+          statuses[index] = st;
+          --left;
+        } else {
+          int outcount = 0;
+          std::vector<int> indices(requests.size());
+          std::vector<MPI_Status> st(requests.size());
+          ASSERT_EQ(MPI_Waitsome(count, requests.data(), &outcount, indices.data(), st.data()),
+                    MPI_SUCCESS);
+          ASSERT_NE(outcount, MPI_UNDEFINED) << left << " requests never reported";
+          for (int j = 0; j < outcount; ++j) {
+            ASSERT_FALSE(seen[indices[j]]) << "request " << indices[j] << " reported twice";
+            seen[indices[j]] = 1;
+            statuses[indices[j]] = st[j];
+          }
+          left -= outcount;
+        }
+      }
+    } else {
+      for (int k = 0; k < count; ++k) {
+        ASSERT_EQ(MPI_Wait(&requests[k], &statuses[k]), MPI_SUCCESS);
+      }
+    }
+  }
+
+  static void expect_message(const PlacedBuffer& buffer, int capacity, const MPI_Status& status,
+                             int source, int tag, int index, int len) {
+    int count = -1;
+    MPI_Get_count(&status, strided_int_type(), &count);
+    ASSERT_EQ(count, len) << "source " << source << " tag " << tag << " index " << index;
+    const std::vector<unsigned char> got = buffer.read();
+    for (int k = 0; k < capacity; ++k) {
+      int v = 0, gap = 0;
+      std::memcpy(&v, got.data() + k * 8, sizeof v);
+      std::memcpy(&gap, got.data() + k * 8 + 4, sizeof gap);
+      ASSERT_EQ(gap, static_cast<int>(0xA5A5A5A5)) << "a gap was written";
+      ASSERT_EQ(v, k < len ? value(source, tag, index, k) : static_cast<int>(0xA5A5A5A5))
+          << "source " << source << " tag " << tag << " index " << index << " element " << k;
+    }
+  }
+
+  // Plain messages on some streams after the round (index 1000 + round), the same plan on every
+  // rank; where exactly one comes to this rank from a source, it is received by MPI_ANY_TAG (a
+  // wildcard source could take another rank's message of the next round).
+  void extras(int round) {
+    std::mt19937_64 plan(seed_ * 977u + static_cast<unsigned>(round));
+    std::vector<std::array<int, 3>> planned;  // (source, dest, tag)
+    for (int source = 0; source < n_; ++source) {
+      for (int dest = 0; dest < n_; ++dest) {
+        for (int t = 0; t < kTags; ++t) {
+          const bool extra = plan() % 4 == 0;
+          if (extra && (source != dest || env_long("STRIDER_TEST_NO_SELF", 0) != 1)) {
+            planned.push_back({source, dest, t});
+          }
+        }
+      }
+    }
+    std::vector<int> from(static_cast<std::size_t>(n_), 0);
+    for (const auto& [s, d, t] : planned) from[s] += d == me_ ? 1 : 0;
+    std::vector<PlacedBuffer> buffers;
+    std::vector<std::array<int, 3>> received;  // (source, tag, len) as posted
+    std::vector<MPI_Request> requests;
+    constexpr int kMax = kHeader + 20000;
+    for (const auto& [s, d, t] : planned) {
+      if (d != me_) continue;
+      const bool wildcard = from[s] == 1;
+      const int capacity = wildcard ? kMax : length(s, me_, t);
+      buffers.emplace_back(memory(rng_() % 2 == 0, Role::kRecv), sentinel_bytes(capacity), 0);
+      received.push_back({s, t, capacity});
+      requests.emplace_back();
+      ASSERT_EQ(MPI_Irecv(buffers.back().origin(), capacity, strided_int_type(), s,
+                          wildcard ? MPI_ANY_TAG : t, MPI_COMM_WORLD, &requests.back()),
+                MPI_SUCCESS);
+    }
+    const std::size_t receives = requests.size();
+    for (const auto& [s, d, t] : planned) {
+      if (s != me_) continue;
+      buffers.emplace_back(memory(rng_() % 2 == 0, Role::kSend),
+                           message(me_, t, 1000 + round, length(me_, d, t)), 0);
+      requests.emplace_back();
+      ASSERT_EQ(MPI_Isend(buffers.back().origin(), length(me_, d, t), strided_int_type(), d, t,
+                          MPI_COMM_WORLD, &requests.back()),
+                MPI_SUCCESS);
+    }
+    std::vector<MPI_Status> statuses(requests.size());
+    ASSERT_EQ(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()),
+              MPI_SUCCESS);
+    for (std::size_t k = 0; k < receives; ++k) {
+      const int source = statuses[k].MPI_SOURCE, tag = statuses[k].MPI_TAG;
+      EXPECT_EQ(source, received[k][0]);
+      if (from[source] != 1) EXPECT_EQ(tag, received[k][1]);
+      expect_message(buffers[k], received[k][2], statuses[k], source, tag, 1000 + round,
+                     length(source, me_, tag));
+    }
+  }
+
+  std::uint64_t seed_;
+  int me_, n_;
+  std::mt19937_64 rng_;
+  std::deque<Stream> streams_;
+};
+
+TEST(P2POffers, PersistentRequestsTakeOffers) {
+  const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 1));
+  const std::uint64_t used_before = offers_used();
+  PersistentRounds(seed).run(static_cast<int>(env_long("STRIDER_TEST_ROUNDS", 40)) / 2);
+  if (HasFatalFailure()) return;
+  set_p2p_host(false);
+  const char* same_node = std::getenv("STRIDER_SAME_NODE");
+  const bool on = same_node == nullptr || std::string(same_node) != "0";
+  long used = static_cast<long>(offers_used() - used_before), total = 0;
+  MPI_Allreduce(&used, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (!strider_loaded()) return;
+  std::printf("rank %d: persistent rounds used %ld offers\n", world_rank(), used);
+  const bool others = world_size() > 1 || env_long("STRIDER_TEST_NO_SELF", 0) != 1;
+  if (on && others && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0) {
+    EXPECT_GT(total, 0) << "no persistent start used an offer";
+  } else if (!on) {
+    EXPECT_EQ(total, 0);
+  }
+}
+
 }  // namespace
 }  // namespace strider::testing

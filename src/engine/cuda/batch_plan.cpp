@@ -191,6 +191,7 @@ std::uint64_t emulate_as(const BatchPlan& plan, const std::byte* table) {
 BatchStatus shape_batch(Span<const BatchCopy> copies, int max_word, BatchShape& out,
                         bool force_wide) {
   out.copies.clear();
+  out.copies.reserve(copies.size());  // a shape is large: growing would copy them again and again
   out.wide = force_wide;
   for (const BatchCopy& copy : copies) {
     const std::int64_t bytes = side_bytes(copy.from);
