@@ -59,8 +59,9 @@ int persistent_collective(MPI_Comm comm, const char* name, const char* instead,
 
 // MPI_Start / MPI_Startall: the served requests among `requests` loaded (the point-to-point
 // sends by one kernel), then `start()`, the MPI's call; once it has started them, each served
-// request's start is tracked for its completion. A load that fails is reported and nothing is
-// started.
+// request's start is tracked for its completion (calls/persistent_starts.hpp; with same-node
+// offers Strider starts them one by one instead). A load that fails is reported; without offers
+// nothing is started then.
 int start_persistent(int n, MPI_Request* requests, const std::function<int()>& start);
 
 // MPI_Request_free on a served request: true when it was one (`rc` its result). An inactive one

@@ -6,6 +6,7 @@
 #include "calls/p2p_operations.hpp"
 #include "offers/protocol.hpp"
 #include "runtime/profile.hpp"
+#include "transfer/next.hpp"
 #include "transfer/requests.hpp"
 
 namespace strider::calls {
@@ -38,6 +39,7 @@ class PersistentStart final : public transfer::Operation {
   void rearm() {
     p_->in.unpacked = false;
     p_->in.unpack_rc = MPI_SUCCESS;
+    p_->in.status_bytes = -1;
     p_->in.hole_closed = false;
   }
   PersistentPtr p_;
@@ -68,12 +70,15 @@ transfer::OperationPtr operation_for_start(const PersistentPtr& p) {
   return std::make_unique<PersistentStart>(p);
 }
 
+// One request started by the MPI (or the tool after Strider), as MPI_Start would be.
+int start_one(MPI_Request* request) { return STRIDER_NEXT(MPI_Start)(request); }
+
 // The notice of a start that took an offer: an empty message on the request's envelope, under a
 // request of Strider's own that completes in the background (most complete at once).
 int send_notice(const PersistentTransfer& p) {
   MPI_Request r = MPI_REQUEST_NULL;
-  int rc = PMPI_Isend(offers::notice_buffer(), offers::kNoticeCount, offers::notice_type(), p.peer,
-                      p.tag, p.comm, &r);
+  int rc = STRIDER_NEXT(MPI_Isend)(offers::notice_buffer(), offers::kNoticeCount,
+                                   offers::notice_type(), p.peer, p.tag, p.comm, &r);
   if (rc != MPI_SUCCESS) return rc;
   int done = 0;
   rc = PMPI_Test(&r, &done, MPI_STATUS_IGNORE);
@@ -140,7 +145,7 @@ void start_receives(std::span<const PersistentPtr> served, MPI_Request* requests
     const PersistentPtr& p = served[i];
     if (!is_receive(p)) continue;
     const bool offer = offers::plan_offer(p->in, p->peer, p->tag, true);
-    const int rc = PMPI_Start(&requests[i]);
+    const int rc = start_one(&requests[i]);
     if (rc != MPI_SUCCESS) {
       p->in.extras.reset();  // never posted: its count dropped, nothing offered
       if (first_error == MPI_SUCCESS) first_error = rc;
@@ -201,7 +206,7 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
     const PersistentPtr& p = served[i];
     if (is_receive(p)) continue;
     if (!p) {
-      note(PMPI_Start(&requests[i]));
+      note(start_one(&requests[i]));
       continue;
     }
     if (claimed[i]) {
@@ -216,7 +221,7 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
       // Withdrawn by its receiver meanwhile: the data goes by the MPI.
       ready[i] = transfer::pack_prepared(p->object, p->out, p->comm);
     }
-    const int rc = ready[i] != MPI_SUCCESS ? ready[i] : PMPI_Start(&requests[i]);
+    const int rc = ready[i] != MPI_SUCCESS ? ready[i] : start_one(&requests[i]);
     if (is_send(p)) p->numbered.sent(rc);
     if (note(rc) == MPI_SUCCESS) transfer::requests().track(requests[i], operation_for_start(p));
   }

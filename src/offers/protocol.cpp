@@ -679,6 +679,7 @@ int deliver(transfer::Incoming& in, const Offer& offer, MPI_Status& status, cons
                                  transfer::HostPacking::Strider, in.comm);
   }
   if (rc == MPI_SUCCESS) rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, outcome.bytes);
+  if (rc == MPI_SUCCESS) in.status_bytes = outcome.bytes;
   if (rc == MPI_SUCCESS) {
     transfer::counters().offers_used++;
     if (outcome.phase == Phase::Written) transfer::counters().offers_in_place++;

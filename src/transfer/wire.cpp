@@ -248,7 +248,10 @@ int prepare_incoming(const Object& object, const Peer& peer, bool keep_type, Inc
 }
 
 int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
-  if (in.unpacked) return in.unpack_rc;
+  if (in.unpacked) {
+    if (in.status_bytes >= 0) PMPI_Status_set_elements_x(&status, MPI_BYTE, in.status_bytes);
+    return in.unpack_rc;
+  }
   in.unpacked = true;
   // The data came by a same-node offer (docs/same-node-p2p.md): unpacked from its landing buffer.
   if (int rc = MPI_SUCCESS; in.extras && in.extras->settle(in, status, error, rc)) {
@@ -271,6 +274,7 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error) {
   const bool strider_truncates = bytes > in.capacity && bytes <= in.post.posted;
   if (rc == MPI_SUCCESS && strider_truncates) {
     rc = PMPI_Status_set_elements_x(&status, MPI_BYTE, in.capacity);  // the bytes that fit
+    in.status_bytes = in.capacity;
   }
   bytes = strider_truncates ? 0 : arrived;
   const auto size = in.object.plan->bounds.size;

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -122,6 +123,10 @@ struct Incoming {
   bool unpacked = false;     // done already (MPI_Request_get_status saw it complete)
   bool hole_closed = false;  // this arrival's last byte is back before the hole (unpack_wave)
   int unpack_rc = MPI_SUCCESS;
+  // The count Strider set on the completion's status (the bytes an offer delivered, those that
+  // fit a truncation only it sees), or -1: set again on a later status of the same completion
+  // (MPI_Request_get_status, then MPI_Wait, gets the MPI's status of the notice twice).
+  std::int64_t status_bytes = -1;
   std::unique_ptr<ReceiveExtras> extras;  // the offers' ticket and offer, where it has them
 };
 // `keep_type`: the unpack may come after the call returns (a nonblocking receive), when the

@@ -179,6 +179,8 @@ bool on_mpich() { return library_identity().mpich; }
 int mpi_major() { return library_identity().major; }
 int mpi_minor() { return library_identity().minor; }
 
+bool wait_after_get_status_empties_persistent() { return on_mpich() && mpi_major() >= 5; }
+
 int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses) {
   if (wait) return MPI_Waitall(n, requests, statuses);
   int flag = 0, rc = MPI_SUCCESS;

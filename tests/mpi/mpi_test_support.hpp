@@ -90,6 +90,12 @@ bool on_mpich();
 int mpi_major();  // the implementation's major version (4 for Open MPI 4.1.6 or MPICH 4.0.2)
 int mpi_minor();  // and its minor one (1, 0)
 
+// Whether the MPI's MPI_Wait on a persistent receive that MPI_Request_get_status already saw
+// complete returns an empty status (count 0, MPI_ANY_SOURCE, MPI_ANY_TAG) instead of the
+// receive's: MPICH 5.0.2 does, without Strider too (MPICH 4.0.2 and Open MPI 4.1 do not). Tests
+// then check the status MPI_Request_get_status gave.
+bool wait_after_get_status_empties_persistent();
+
 // Completes `n` requests with MPI_Waitall (`wait`), or MPI_Testall until all are done or it
 // fails; the MPI's return code.
 int wait_or_test_all(bool wait, int n, MPI_Request* requests, MPI_Status* statuses);

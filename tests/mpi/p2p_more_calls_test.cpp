@@ -47,12 +47,15 @@ std::vector<int> expected(MPI_Datatype type, int count, const std::vector<int>& 
   return before;
 }
 
-// Checks the counters: every one of `calls` sends and receives took the packed path.
+// Checks the counters: every one of `calls` sends and receives took Strider's path, packed or
+// (below MPI_THREAD_MULTIPLE) by a same-node offer.
 void expect_packed(const strider_stats& before, int calls) {
   if (!strider_loaded()) return;
   const strider_stats after = stats();
-  EXPECT_EQ(after.sends_packed - before.sends_packed, static_cast<std::uint64_t>(calls));
-  EXPECT_EQ(after.recvs_packed - before.recvs_packed, static_cast<std::uint64_t>(calls));
+  EXPECT_EQ(after.sends_packed - before.sends_packed + after.offers_taken - before.offers_taken,
+            static_cast<std::uint64_t>(calls));
+  EXPECT_EQ(after.recvs_packed - before.recvs_packed + after.offers_used - before.offers_used,
+            static_cast<std::uint64_t>(calls));
   EXPECT_EQ(after.requests_pending, 0u);
 }
 
@@ -103,6 +106,8 @@ TEST(MoreP2p, RequestGetStatusSeesTheDataInPlace) {
   std::vector<int> got = blank;
   MPI_Request r[2];
   MPI_Irecv(got.data(), count, types.indexed, peer, 1, MPI_COMM_WORLD, &r[0]);
+  // The receive is posted (and offered, with same-node offers) before the send.
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Isend(mine.data(), count, types.indexed, peer, 1, MPI_COMM_WORLD, &r[1]);
   int flag = 0;
   MPI_Status status;
@@ -112,9 +117,56 @@ TEST(MoreP2p, RequestGetStatusSeesTheDataInPlace) {
   EXPECT_EQ(received, count);
   EXPECT_EQ(got, want) << "after MPI_Request_get_status";
   ASSERT_NE(r[0], MPI_REQUEST_NULL) << "get_status must not free the request";
-  MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+  MPI_Status statuses[2];
+  MPI_Waitall(2, r, statuses);
   EXPECT_EQ(got, want) << "after the wait";
+  received = 0;
+  MPI_Get_count(&statuses[0], types.indexed, &received);
+  EXPECT_EQ(received, count) << "the wait's status after MPI_Request_get_status";
   expect_packed(before, 1);
+}
+
+// The same with persistent requests, started twice: the status of the wait that follows
+// MPI_Request_get_status still counts what arrived (by the MPI or by a same-node offer).
+TEST(MoreP2p, RequestGetStatusThenWaitOnPersistentRequests) {
+  if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
+  Types types;
+  const int me = world_rank(), peer = 1 - me;
+  const int count = 3, n = 200;
+  const std::vector<int> mine = numbered(me, n), theirs = numbered(peer, n);
+  const std::vector<int> blank(n, -1);
+  const std::vector<int> want = expected(types.indexed, count, theirs, blank);
+  std::vector<int> got = blank;
+  MPI_Request recv = MPI_REQUEST_NULL, send = MPI_REQUEST_NULL;
+  ASSERT_EQ(MPI_Recv_init(got.data(), count, types.indexed, peer, 2, MPI_COMM_WORLD, &recv),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Send_init(mine.data(), count, types.indexed, peer, 2, MPI_COMM_WORLD, &send),
+            MPI_SUCCESS);
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE(round);
+    got = blank;
+    ASSERT_EQ(MPI_Start(&recv), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    ASSERT_EQ(MPI_Start(&send), MPI_SUCCESS);
+    int flag = 0;
+    MPI_Status status;
+    while (!flag) ASSERT_EQ(MPI_Request_get_status(recv, &flag, &status), MPI_SUCCESS);
+    int received = 0;
+    MPI_Get_count(&status, types.indexed, &received);
+    EXPECT_EQ(received, count) << "MPI_Request_get_status";
+    MPI_Status waited;
+    ASSERT_EQ(MPI_Wait(&recv, &waited), MPI_SUCCESS);
+    received = 0;
+    MPI_Get_count(&waited, types.indexed, &received);
+    if (!wait_after_get_status_empties_persistent()) {
+      EXPECT_EQ(received, count) << "the wait after MPI_Request_get_status";
+    }
+    EXPECT_EQ(got, want);
+    ASSERT_EQ(MPI_Wait(&send, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);  // both rounds' messages apart
+  }
+  MPI_Request_free(&recv);
+  MPI_Request_free(&send);
 }
 
 // A receive whose request was freed and that never matches must not hold MPI_Finalize (where

@@ -589,6 +589,7 @@ class PersistentRounds {
       requests.push_back(s.request);
     }
     const int count = static_cast<int>(requests.size());
+    const std::uint64_t used_before = offers_used();
     if (rng_() % 3 == 0) {
       for (MPI_Request& r : requests) ASSERT_EQ(MPI_Start(&r), MPI_SUCCESS);
     } else {
@@ -596,6 +597,8 @@ class PersistentRounds {
     }
     std::vector<MPI_Status> statuses(requests.size());
     complete(requests, statuses);
+    SCOPED_TRACE(std::string("completed by ") + kCompletionNames[last_how_]);
+    offers_in_exchanges_ += static_cast<long>(offers_used() - used_before);
     for (std::size_t k = 0; k < order.size(); ++k) {
       Stream& s = streams_[order[k]];
       ASSERT_EQ(requests[k], s.request) << "a persistent request was freed by its completion";
@@ -632,22 +635,28 @@ class PersistentRounds {
   // By a completion call chosen at random; `statuses[k]` is request k's.
   void complete(std::vector<MPI_Request>& requests, std::vector<MPI_Status>& statuses) {
     const int count = static_cast<int>(requests.size());
-    const int how = static_cast<int>(rng_() % 5);
+    const int how = static_cast<int>(rng_() % 8);
+    last_how_ = how;
     if (how == 0) {
       ASSERT_EQ(MPI_Waitall(count, requests.data(), statuses.data()), MPI_SUCCESS);
     } else if (how == 1) {
       for (int flag = 0; !flag;) {
         ASSERT_EQ(MPI_Testall(count, requests.data(), &flag, statuses.data()), MPI_SUCCESS);
       }
-    } else if (how == 2 || how == 3) {
-      // Waitany or Waitsome until every request has been reported once (a persistent request
-      // stays live, inactive, so later calls skip it).
+    } else if (how >= 2 && how <= 5) {
+      // Waitany, Testany, Waitsome or Testsome until every request has been reported once (a
+      // persistent request stays live, inactive, so later calls skip it).
       std::vector<char> seen(requests.size(), 0);
       for (int left = count; left > 0;) {
-        if (how == 2) {
-          int index = MPI_UNDEFINED;
+        if (how == 2 || how == 3) {
+          int index = MPI_UNDEFINED, flag = 1;
           MPI_Status st;
-          ASSERT_EQ(MPI_Waitany(count, requests.data(), &index, &st), MPI_SUCCESS);
+          if (how == 2) {
+            ASSERT_EQ(MPI_Waitany(count, requests.data(), &index, &st), MPI_SUCCESS);
+          } else {
+            ASSERT_EQ(MPI_Testany(count, requests.data(), &index, &flag, &st), MPI_SUCCESS);
+            if (!flag) continue;
+          }
           ASSERT_NE(index, MPI_UNDEFINED) << left << " requests never reported";
           ASSERT_FALSE(seen[index]) << "request " << index << " reported twice";
           seen[index] = 1;
@@ -657,7 +666,8 @@ class PersistentRounds {
           int outcount = 0;
           std::vector<int> indices(requests.size());
           std::vector<MPI_Status> st(requests.size());
-          ASSERT_EQ(MPI_Waitsome(count, requests.data(), &outcount, indices.data(), st.data()),
+          ASSERT_EQ((how == 4 ? MPI_Waitsome : MPI_Testsome)(count, requests.data(), &outcount,
+                                                             indices.data(), st.data()),
                     MPI_SUCCESS);
           ASSERT_NE(outcount, MPI_UNDEFINED) << left << " requests never reported";
           for (int j = 0; j < outcount; ++j) {
@@ -668,9 +678,20 @@ class PersistentRounds {
           left -= outcount;
         }
       }
-    } else {
+    } else if (how == 6) {
       for (int k = 0; k < count; ++k) {
         ASSERT_EQ(MPI_Wait(&requests[k], &statuses[k]), MPI_SUCCESS);
+      }
+    } else {
+      // MPI_Request_get_status until complete, then MPI_Wait: the wait's status must count
+      // what arrived too (where the MPI keeps it: wait_after_get_status_empties_persistent).
+      const bool keep = wait_after_get_status_empties_persistent();
+      for (int k = 0; k < count; ++k) {
+        for (int flag = 0; !flag;) {
+          ASSERT_EQ(MPI_Request_get_status(requests[k], &flag, &statuses[k]), MPI_SUCCESS);
+        }
+        MPI_Status waited;
+        ASSERT_EQ(MPI_Wait(&requests[k], keep ? &waited : &statuses[k]), MPI_SUCCESS);
       }
     }
   }
@@ -750,17 +771,24 @@ class PersistentRounds {
   int me_, n_;
   std::mt19937_64 rng_;
   std::deque<Stream> streams_;
+  int last_how_ = 0;
+  static constexpr const char* kCompletionNames[] = {
+      "MPI_Waitall",  "MPI_Testall",  "MPI_Waitany", "MPI_Testany",
+      "MPI_Waitsome", "MPI_Testsome", "MPI_Wait",    "MPI_Request_get_status and MPI_Wait"};
+
+ public:
+  long offers_in_exchanges_ = 0;  // used by the persistent starts, not by the plain messages
 };
 
 TEST(P2POffers, PersistentRequestsTakeOffers) {
   const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 1));
-  const std::uint64_t used_before = offers_used();
-  PersistentRounds(seed).run(static_cast<int>(env_long("STRIDER_TEST_ROUNDS", 40)) / 2);
+  PersistentRounds rounds(seed);
+  rounds.run(static_cast<int>(env_long("STRIDER_TEST_ROUNDS", 40)) / 2);
   if (HasFatalFailure()) return;
   set_p2p_host(false);
   const char* same_node = std::getenv("STRIDER_SAME_NODE");
   const bool on = same_node == nullptr || std::string(same_node) != "0";
-  long used = static_cast<long>(offers_used() - used_before), total = 0;
+  long used = rounds.offers_in_exchanges_, total = 0;
   MPI_Allreduce(&used, &total, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (!strider_loaded()) return;
   std::printf("rank %d: persistent rounds used %ld offers\n", world_rank(), used);
