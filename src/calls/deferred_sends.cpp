@@ -124,13 +124,14 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
       wired.push_back(s.get());
     }
   }
-  std::vector<char> packed, kept;
+  std::vector<int> packed;
+  std::vector<char> kept;
   {
     const runtime::Timed timed(runtime::Phase::FlushPack);
     transfer::pack_wave(outbound, packed);
     for (std::size_t k = 0; k < wired.size(); ++k) {
       DeferredSend& s = *wired[k];
-      if (!packed[k]) s.rc = transfer::pack_prepared(s.object, s.out, s.comm);
+      s.rc = packed[k];
       if (s.rc == MPI_SUCCESS && fail_on_purpose()) {
         s.rc = transfer::report_error(s.comm, "deferred send",
                                       "failed on purpose (STRIDER_TEST_FAIL_DEFERRED)");

@@ -35,8 +35,7 @@ struct PersistentTransfer {
   int peer = MPI_PROC_NULL;
   int tag = 0;
   bool synchronous = false;
-  offers::NumberedSend numbered{};            // a send's current start
-  std::unique_ptr<offers::PendingFill> fill;  // the offer it claimed, if any
+  std::unique_ptr<offers::PendingFill> fill;  // the offer its current start claimed, if any
   // A persistent collective: its sides and wires (the point-to-point fields above unused).
   std::shared_ptr<collective::Call> collective;
 };

@@ -88,13 +88,13 @@ int send_notice(const PersistentTransfer& p) {
   return rc;
 }
 
-// Numbers a send's start and claims its receiver's offer where there is one (`burst`: one of
-// several sends started together, which does not wait for an offer not made yet).
-bool claim(PersistentTransfer& p, bool burst) {
-  p.numbered = offers::number_send(p.comm, p.peer, p.tag);
-  if (!p.numbered.index || p.synchronous) return false;
+// Claims the receiver's offer for a send's start numbered `numbered`, where there is one
+// (`burst`: one of several sends started together, which does not wait for an offer not made
+// yet).
+bool claim(PersistentTransfer& p, const offers::NumberedSend& numbered, bool burst) {
+  if (!numbered.index || p.synchronous) return false;
   if (!p.fill) p.fill = std::make_unique<offers::PendingFill>();
-  return offers::claim_pending(p.object, p.comm, p.peer, p.tag, *p.numbered.index, *p.fill, burst);
+  return offers::claim_pending(p.object, p.comm, p.peer, p.tag, *numbered.index, *p.fill, burst);
 }
 
 bool is_send(const PersistentPtr& p) { return p && !p->collective && !p->receive; }
@@ -117,11 +117,9 @@ int start_packed(std::span<const PersistentPtr> served, MPI_Request* requests,
     if (is_send(p)) sends.push_back({&p->object, &p->out, p->comm});
     if (p && p->collective) collectives.push_back(p->collective.get());
   }
-  std::vector<char> packed;
+  std::vector<int> packed;
   transfer::pack_wave(sends, packed);
-  for (std::size_t k = 0; k < sends.size(); ++k) {
-    if (packed[k]) continue;
-    const int rc = transfer::pack_prepared(*sends[k].object, *sends[k].out, sends[k].comm);
+  for (const int rc : packed) {
     if (rc != MPI_SUCCESS) return rc;
   }
   for (collective::Call* c : collectives) {
@@ -171,32 +169,32 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
   // packed together; the collectives loaded.
   std::vector<char> claimed(n, 0);
   std::vector<int> ready(n, MPI_SUCCESS);
+  std::vector<offers::NumberedSend> numbered(n);
   std::vector<offers::PendingFill*> fills;
   std::vector<transfer::Outbound> outbound;
   std::vector<std::size_t> outbound_at;
   for (std::size_t i = 0; i < n; ++i) {
     const PersistentPtr& p = served[i];
-    if (is_send(p) && claim(*p, send_count > 1)) {
-      claimed[i] = 1;
-      fills.push_back(p->fill.get());
-    } else if (is_send(p)) {
-      outbound.push_back({&p->object, &p->out, p->comm});
-      outbound_at.push_back(i);
-    } else if (p && p->collective) {
+    if (p && p->collective) {
       ready[i] = collective::load(*p->collective);
+    } else if (is_send(p)) {
+      numbered[i] = offers::number_send(p->comm, p->peer, p->tag);
+      if (claim(*p, numbered[i], send_count > 1)) {
+        claimed[i] = 1;
+        fills.push_back(p->fill.get());
+      } else {
+        outbound.push_back({&p->object, &p->out, p->comm});
+        outbound_at.push_back(i);
+      }
     }
   }
-  std::vector<char> kept, packed;
+  std::vector<char> kept;
   {
     const runtime::Timed timed(runtime::Phase::StartWrites);
     if (!fills.empty()) offers::fill_pending(fills, kept);
+    std::vector<int> packed;
     transfer::pack_wave(outbound, packed);
-    for (std::size_t k = 0; k < outbound.size(); ++k) {
-      if (!packed[k]) {
-        ready[outbound_at[k]] =
-            transfer::pack_prepared(*outbound[k].object, *outbound[k].out, outbound[k].comm);
-      }
-    }
+    for (std::size_t k = 0; k < outbound.size(); ++k) ready[outbound_at[k]] = packed[k];
   }
   // Then everything but the receives, in the array's order: a send to a (communicator,
   // destination) is started after the earlier ones to it, notices included (non-overtaking).
@@ -213,7 +211,7 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
       const offers::PendingFill& f = *p->fill;
       if (kept[next_fill++]) {
         // As offers::take: a failed write still sends its notice (the receiver waits for it).
-        const int rc = p->numbered.sent(send_notice(*p));
+        const int rc = numbered[i].sent(send_notice(*p));
         transfer::requests().track(
             requests[i], std::make_unique<NoticedStart>(note(f.rc != MPI_SUCCESS ? f.rc : rc)));
         continue;
@@ -222,7 +220,7 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
       ready[i] = transfer::pack_prepared(p->object, p->out, p->comm);
     }
     const int rc = ready[i] != MPI_SUCCESS ? ready[i] : start_one(&requests[i]);
-    if (is_send(p)) p->numbered.sent(rc);
+    if (is_send(p)) numbered[i].sent(rc);
     if (note(rc) == MPI_SUCCESS) transfer::requests().track(requests[i], operation_for_start(p));
   }
   return first_error;

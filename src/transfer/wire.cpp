@@ -372,7 +372,10 @@ void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> st
   counters().unpack_waves++;
 }
 
-void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed) {
+namespace {
+
+// pack_wave's one kernel: `packed[i]` says which sends it packed.
+void pack_together(std::span<const Outbound> sends, std::vector<char>& packed) {
   packed.assign(sends.size(), 0);
   if (!settings().bursts || sends.size() < 2) return;
   std::vector<engine::cuda::BatchCopy> copies;
@@ -401,6 +404,17 @@ void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed) {
     counters().packs_gpu++;
   }
   counters().pack_waves++;
+}
+
+}  // namespace
+
+void pack_wave(std::span<const Outbound> sends, std::vector<int>& rcs) {
+  std::vector<char> packed;
+  pack_together(sends, packed);
+  rcs.assign(sends.size(), MPI_SUCCESS);
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    if (!packed[i]) rcs[i] = pack_prepared(*sends[i].object, *sends[i].out, sends[i].comm);
+  }
 }
 
 int complete_incoming(Incoming& in, MPI_Status& status, int error) {

@@ -75,10 +75,11 @@ struct Outbound {
   Outgoing* out = nullptr;  // prepared
   MPI_Comm comm = MPI_COMM_NULL;
 };
-// Sends started together (MPI_Startall): the plain ones (a GPU object the engine serves, a wire
-// its kernels reach) are packed by one kernel; `packed[i]` says which, and the caller packs the
-// others with pack_prepared. STRIDER_BURST=0: nothing is batched.
-void pack_wave(std::span<const Outbound> sends, std::vector<char>& packed);
+// Sends started together (MPI_Startall, a flush of deferred sends), each packed into its
+// prepared wire: the plain ones (a GPU object the engine serves, a wire its kernels reach) by one
+// kernel, the others each with pack_prepared; `rcs[i]` is send i's result. STRIDER_BURST=0:
+// nothing is batched.
+void pack_wave(std::span<const Outbound> sends, std::vector<int>& rcs);
 // A wave's copies, all on GPU `device`, as one kernel: false (nothing done) for fewer than two or
 // when the batch could not run; each copy then goes the usual way and reports its own error.
 bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device);
