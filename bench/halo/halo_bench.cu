@@ -94,6 +94,8 @@ struct Options {
   std::vector<int> global;  // global box edges, split over the ranks
   int iters = 20;
   int warmup = 3;
+  int compute_us = 0;       // computed between posting and completing the point-to-point forms
+  bool serialized = false;  // MPI_Init_thread(MPI_THREAD_SERIALIZED) instead of MPI_Init
   std::set<std::string> forms;
   Memory memory = Memory::Device;
   std::string csv = "halo.csv";
@@ -102,7 +104,7 @@ struct Options {
 void usage(const char* argv0) {
   std::printf(
       "usage: %s [--n N...] [--global N...] [--iters I] [--warmup W] [--forms F,...]\n"
-      "          [--memory device|host] [--csv FILE]\n"
+      "          [--memory device|host] [--compute-us C] [--serialized] [--csv FILE]\n"
       "3D halo exchange (radius %d, %d quantities of doubles, 26 neighbours, periodic Cartesian\n"
       "communicator over all ranks) on GPU buffers, in the forms isend (Isend/Irecv of subarray\n"
       "types), pack (MPI_Pack + MPI_Neighbor_alltoallv + MPI_Unpack, TEMPI's case), alltoallw\n"
@@ -118,6 +120,11 @@ void usage(const char* argv0) {
       "  --warmup W      untimed iterations first (default 3)\n"
       "  --forms F,...   subset of isend,pack,alltoallw,expert,persistent,waitany (default all)\n"
       "  --memory M      device (default) or host: host arrays, CPU loops for the expert, no CUDA\n"
+      "  --compute-us C  forms isend, waitany and persistent compute C us (a spin, no MPI call)\n"
+      "                  between posting their requests and completing them, as a code that\n"
+      "                  overlaps its interior with the exchange (default 0); floor then >= C\n"
+      "  --serialized    MPI_Init_thread(MPI_THREAD_SERIALIZED) instead of MPI_Init (where\n"
+      "                  Strider's progress thread runs on Open MPI)\n"
       "  --csv FILE      CSV output (default halo.csv), written by rank 0\n"
       "Exit status: 0 done (or --memory device without a GPU: nothing measured), 1 a wrong halo\n"
       "or a CUDA error, 2 a usage error.\n",
@@ -138,6 +145,16 @@ int parse_args(int argc, char** argv, Options& opt) {
         std::fprintf(stderr, "%s wants whole numbers from %d to 4096\n", a.c_str(), kRadius);
         return 2;
       }
+    } else if (a == "--serialized") {
+      opt.serialized = true;
+    } else if (a == "--compute-us" && has_value) {
+      char* end = nullptr;
+      const long v = std::strtol(argv[++i], &end, 10);
+      if (*end != '\0' || v < 0 || v > 10000000) {
+        std::fprintf(stderr, "--compute-us wants a whole number, not '%s'\n", argv[i]);
+        return 2;
+      }
+      opt.compute_us = static_cast<int>(v);
     } else if ((a == "--iters" || a == "--warmup") && has_value) {
       char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
@@ -602,14 +619,23 @@ void setup_pack(Problem& p) {
   }
 }
 
-std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
+// Computes for `us` microseconds without calling the MPI (the interior a code overlaps with its
+// exchange).
+void compute_for(int us) {
+  if (us <= 0) return;
+  const double until = now_us() + us;
+  while (now_us() < until) {
+  }
+}
+
+std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted, int compute_us) {
   std::vector<Form> forms;
   auto add = [&](const char* name, std::vector<std::string> phases,
                  std::function<void(Phases&)> f) {
     if (wanted.count(name) != 0) forms.push_back(Form{name, std::move(phases), std::move(f)});
   };
   // Form (i)'s 416 requests posted; `wait_any`: completed one at a time (form (vii)).
-  const auto post_and_complete = [&p](bool wait_any) {
+  const auto post_and_complete = [&p, compute_us](bool wait_any) {
     MPI_Request req[2 * kDirs * kQuantities];
     int n = 0;
     for (int k = 0; k < kDirs; ++k) {
@@ -623,6 +649,7 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
                   &req[n++]);
       }
     }
+    compute_for(compute_us);
     if (!wait_any) {
       MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
       return;
@@ -633,9 +660,10 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
   };
   add("isend", {}, [post_and_complete](Phases&) { post_and_complete(false); });
   add("waitany", {}, [post_and_complete](Phases&) { post_and_complete(true); });
-  add("persistent", {}, [&p](Phases&) {
+  add("persistent", {}, [&p, compute_us](Phases&) {
     const int n = static_cast<int>(p.persistent.size());
     MPI_Startall(n, p.persistent.data());
+    compute_for(compute_us);
     MPI_Waitall(n, p.persistent.data(), MPI_STATUSES_IGNORE);
   });
   add("pack", {"pack", "comm", "unpack"}, [&p](Phases& ph) {
@@ -731,7 +759,12 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted) {
 int main(int argc, char** argv) {
   Options opt;
   if (const int parsed = parse_args(argc, argv, opt); parsed != 0) return parsed == 1 ? 0 : 2;
-  MPI_Init(&argc, &argv);
+  if (opt.serialized) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   int rank = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -808,6 +841,15 @@ int main(int argc, char** argv) {
         size, dims[0], dims[1], dims[2], mem == Memory::Host ? "host" : "device", devname.c_str(),
         mpi, date.c_str(), machine.copy_bw / 1e12, machine.launch_us, opt.iters, kExchangesPerIter,
         opt.warmup);
+    if (opt.compute_us > 0) {
+      std::printf(
+          "forms isend, waitany and persistent compute %d us between posting and "
+          "completing (their floor is at least that)\n",
+          opt.compute_us);
+    }
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    if (level != MPI_THREAD_SINGLE) std::printf("thread level provided: %d\n", level);
     std::fprintf(csv, "%s,split,local_box,iters\n", strider::bench::kCsvHeader);
   }
 
@@ -830,7 +872,7 @@ int main(int argc, char** argv) {
         {"total", floor_us}, {"iter3", kExchangesPerIter * floor_us},
         {"pack", side_us},   {"unpack", side_us},
         {"d2h", bus[0]},     {"h2d", bus[1]}};
-    std::vector<Form> forms = make_forms(p, opt.forms);
+    std::vector<Form> forms = make_forms(p, opt.forms, opt.compute_us);
     const char* split = c.global ? "global" : "per_rank";
     char local_box[64];
     std::snprintf(local_box, sizeof local_box, "%dx%dx%d", p.box.n[0], p.box.n[1], p.box.n[2]);

@@ -70,6 +70,8 @@ typedef struct strider_stats {
   uint64_t sends_deferred;    /* nonblocking sends packed and started at a later MPI call
                                  (STRIDER_BURST, docs/bursts.md) */
   uint64_t deferred_flushes;  /* MPI calls that packed and started deferred sends */
+  uint64_t progress_flushes;  /* flushes of deferred sends made by Strider's progress thread
+                                 while the application made no MPI call (STRIDER_PROGRESS_US) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "calls/p2p_operations.hpp"
+#include "calls/progress_thread.hpp"
+#include "engine/cuda/gpu_engine.hpp"
 #include "runtime/profile.hpp"
 #include "transfer/engine_choice.hpp"
 #include "transfer/requests.hpp"
@@ -74,11 +76,22 @@ struct Queue {
   std::vector<DeferredPtr> sends;
   std::int64_t bytes = 0;
   std::atomic<bool> pending{false};
+  // While the progress thread runs (PostingTurn): the turns are taken, and the last post's end
+  // (steady clock, ns) and current GPU are kept.
+  std::atomic<bool> turns{false};
+  std::atomic<std::int64_t> last_post{0};
+  std::atomic<int> device{-1};
 };
 
 Queue& queue() {
   static Queue* q = new Queue;  // outlives static destruction at exit
   return *q;
+}
+
+std::int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 // The flush leaves the application's request inactive: its completion comes from Strider in the
@@ -180,6 +193,10 @@ void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
     full = q.sends.size() >= BurstPolicy::kMaxSends || q.bytes >= BurstPolicy::kMaxBytes;
     q.pending.store(true, std::memory_order_release);
   }
+  if (q.turns.load(std::memory_order_relaxed)) {
+    q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
+    progress_posted();
+  }
   if (full) flush_deferred_sends();
 }
 
@@ -258,9 +275,50 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
   return true;
 }
 
+bool deferral_built() { return STRIDER_HAVE_FLUSH_WRAPPERS != 0; }
+
+PostingTurn::PostingTurn() {
+  Queue& q = queue();
+  if (!q.turns.load(std::memory_order_relaxed)) return;
+  q.flushing.lock();
+  held_ = true;
+}
+
+PostingTurn::~PostingTurn() {
+  if (!held_) return;
+  Queue& q = queue();
+  q.last_post.store(now_ns(), std::memory_order_relaxed);
+  q.flushing.unlock();
+}
+
+void take_posting_turns(bool on) { queue().turns.store(on, std::memory_order_relaxed); }
+
+bool sends_queued() { return queue().pending.load(std::memory_order_seq_cst); }
+
+std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
+  using std::chrono::nanoseconds;
+  Queue& q = queue();
+  if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
+  const nanoseconds since(now_ns() - q.last_post.load(std::memory_order_relaxed));
+  if (since < quiet) return quiet - since;
+  // Held by a call of the application's that is posting: not quiet after all.
+  std::unique_lock turn(q.flushing, std::try_to_lock);
+  if (!turn.owns_lock()) return quiet;
+  if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
+  const int device = q.device.load(std::memory_order_relaxed);
+  if (device >= 0) engine::cuda::set_current_device(device);
+  transfer::counters().progress_flushes++;
+  flush_deferred_sends();
+  return nanoseconds(0);
+}
+
 void flush_deferred_sends() {
   Queue& q = queue();
-  if (!q.pending.load(std::memory_order_acquire)) return;
+  // While the progress thread runs, a flush of its may be under way with the queue already
+  // taken: the caller must not call the MPI beside it, so it waits for the lock.
+  if (!q.pending.load(std::memory_order_acquire) && !q.turns.load(std::memory_order_relaxed)) {
+    return;
+  }
   std::lock_guard flushing(q.flushing);
   std::vector<DeferredPtr> sends;
   {

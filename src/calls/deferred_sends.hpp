@@ -5,11 +5,14 @@
 // a deferrable send and a receive), packs every queued send with one kernel where they share a
 // GPU and starts them in the order they were posted. The completion call that sees one complete
 // frees the MPI's request and hands back MPI_REQUEST_NULL, as for any nonblocking send.
-// Below MPI_THREAD_MULTIPLE only, with STRIDER_BURST on and the flush wrappers built.
+// Below MPI_THREAD_MULTIPLE only, with STRIDER_BURST on and the flush wrappers built. Where the
+// application then makes no MPI call for a while, the progress thread flushes instead
+// (progress_thread.hpp).
 #pragma once
 
 #include <mpi.h>
 
+#include <chrono>
 #include <cstdint>
 
 #include "offers/protocol.hpp"
@@ -46,11 +49,43 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
 int defer_send(SendInit init, const transfer::Object& object, const transfer::Peer& peer, int dest,
                int tag, const offers::NumberedSend& numbered, MPI_Request* request);
 
+// Whether this build defers sends at all (the flush wrappers were generated).
+bool deferral_built();
+
+// Held, while the progress thread runs, by the calls that post without flushing first (a
+// deferrable send, a receive, Strider's own API): the thread calls the MPI only between the
+// application's calls, as MPI_THREAD_SERIALIZED asks. Every other entry point flushes first,
+// and after that nothing is queued for the thread to start until the next post. Its end dates
+// the application's last post, from which the thread counts a quiet spell.
+class PostingTurn {
+ public:
+  PostingTurn();
+  ~PostingTurn();
+  PostingTurn(const PostingTurn&) = delete;
+  PostingTurn& operator=(const PostingTurn&) = delete;
+
+ private:
+  bool held_ = false;
+};
+
+// The posting turns taken from now on (true while the progress thread runs).
+void take_posting_turns(bool on);
+
+// Whether sends are queued (one load).
+bool sends_queued();
+
+// The progress thread's step: where sends are queued and the application has posted nothing for
+// `quiet`, flushes them on the GPU that was current at the last post, and counts it in
+// progress_flushes. Returns how long until the queued sends are due (zero where none is queued
+// once it returns).
+std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet);
+
 // Packs and starts every queued send, in the order they were posted: the packs into wires by
 // one kernel, the writes into same-node offers by another, then every start or notice. A send
 // whose pack fails is not started: its completion reports the error. An offer its receiver
 // withdrew meanwhile: the data goes by the MPI under a request of Strider's own. Costs one load
-// when nothing is queued.
+// when nothing is queued, and an uncontended lock while the progress thread runs (whose flush
+// the caller then waits for).
 void flush_deferred_sends();
 
 }  // namespace strider::calls

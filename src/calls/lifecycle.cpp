@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "calls/persistent_requests.hpp"
+#include "calls/progress_thread.hpp"
 #include "collective/same_node.hpp"
 #include "collective/wire_types.hpp"
 #include "ipc/wire_buffers.hpp"
@@ -35,6 +36,7 @@ bool on_init() {
   transfer::requests().set_single_caller(provided != MPI_THREAD_MULTIPLE);
   transfer::start();
   offers::start();
+  start_progress_thread(provided);
   runtime::log(runtime::LogLevel::Info,
                "Strider active on %s %d.%d.%d (\"%s\", %s), built for the %s ABI; host engine %s",
                runtime::to_string(mpi.family), mpi.major, mpi.minor, mpi.patch, mpi.name.c_str(),
@@ -44,6 +46,7 @@ bool on_init() {
 }
 
 void on_finalize() {
+  stop_progress_thread();
   if (runtime::profiling()) {
     int rank = -1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "calls/deferred_sends.hpp"
 #include "interpose/export.hpp"
 #include "ipc/wire_buffers.hpp"
 #include "offers/stream_table.hpp"
@@ -73,6 +74,7 @@ void collect_stats(strider_stats* out) {
   out->persistent_served = c.persistent_served.load();
   out->sends_deferred = c.sends_deferred.load();
   out->deferred_flushes = c.deferred_flushes.load();
+  out->progress_flushes = c.progress_flushes.load();
 }
 
 }  // namespace
@@ -113,6 +115,7 @@ static_assert(STRIDER_ONESHOT == static_cast<int>(model::Method::OneShot) &&
 STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
                                    strider_prediction* out) {
   if (transfer::settings().disabled || out == nullptr || count < 0) return -1;
+  const calls::PostingTurn turn;  // a type's decoding calls the MPI
   auto p = transfer::plan_for(type);
   if (!p || !p->supported) return -1;
   const auto placement = same_node ? model::Placement::SameNode : model::Placement::Remote;
@@ -135,6 +138,7 @@ STRIDER_EXPORT int strider_predict(MPI_Datatype type, int count, int same_node,
 
 STRIDER_EXPORT int strider_describe_type(MPI_Datatype type, char* buffer, int size) {
   if (transfer::settings().disabled) return -1;  // a pure pass-through decodes nothing
+  const calls::PostingTurn turn;                 // a type's decoding calls the MPI
   auto p = transfer::plan_for(type);
   if (!p) return -1;
   std::string text = plan::describe(*p);

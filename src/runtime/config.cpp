@@ -136,6 +136,7 @@ Config parse_config(const Getenv& getenv) {
     parse_bytes(getenv, "STRIDER_DIRECT_MIN_BLOCK", bytes, c.problems);
     if (c.problems.size() == problems) c.direct_min_block = bytes;
   }
+  parse_count(getenv, "STRIDER_PROGRESS_US", c.progress_us, c.problems);
   parse_count(getenv, "STRIDER_TEST_NODE_SIZE", c.test_node_size, c.problems);
   parse_count(getenv, "STRIDER_TEST_FAIL_DEFERRED", c.test_fail_deferred, c.problems);
   return c;

@@ -45,6 +45,9 @@ struct Config {
   // where transfer's ReducePolicy expects it faster (unset).
   Tristate gpu_reductions = Tristate::Unset;
   bool bursts = true;  // STRIDER_BURST: arrival and pack waves, deferred sends (docs/bursts.md)
+  // STRIDER_PROGRESS_US: the quiet spell (no MPI call of the application's) after which the
+  // progress thread starts the deferred sends; 0: no progress thread (docs/bursts.md, B8).
+  int progress_us = 100;
   // STRIDER_DIRECT_MIN_BLOCK (tuning and benchmarks): the smallest block copied in place across
   // two GPUs; unset: ipc::DirectPolicy's.
   std::optional<std::size_t> direct_min_block;

@@ -18,6 +18,7 @@ Settings settings_from(const runtime::Config& config) {
   s.same_node_direct = config.same_node_direct;
   s.gpu_reductions = config.gpu_reductions;
   s.bursts = config.bursts;
+  s.progress_us = config.progress_us;
   s.test_fail_deferred = config.test_fail_deferred;
   return s;
 }

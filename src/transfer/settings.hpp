@@ -23,6 +23,7 @@ struct Settings {
   bool same_node_direct = true;  // read and write in place across processes
   runtime::Tristate gpu_reductions = runtime::Tristate::Unset;
   bool bursts = true;          // arrival and pack waves, deferred sends
+  int progress_us = 100;       // the progress thread's quiet spell; 0: no progress thread
   int test_fail_deferred = 0;  // every Nth deferred send fails at its flush (tests); 0 off
 };
 

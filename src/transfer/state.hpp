@@ -46,6 +46,7 @@ struct Counters {
   std::atomic<std::uint64_t> persistent_served{0};  // persistent requests Strider moves
   std::atomic<std::uint64_t> sends_deferred{0};     // nonblocking sends packed at a later call
   std::atomic<std::uint64_t> deferred_flushes{0};   // calls that packed and started them
+  std::atomic<std::uint64_t> progress_flushes{0};   // of those, the progress thread's
 };
 
 Counters& counters();

@@ -15,11 +15,8 @@ int main(int argc, char** argv) {
   if (!strider::testing::gpu_available()) return strider::testing::kSkipExitCode;
   int devices = 1;
   cudaGetDeviceCount(&devices);
-  // STRIDER_TEST_THREAD=single: for MPI behaviour that differs with the thread level.
-  const char* level = std::getenv("STRIDER_TEST_THREAD");
-  const bool single = level != nullptr && std::strcmp(level, "single") == 0;
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, single ? MPI_THREAD_SINGLE : MPI_THREAD_MULTIPLE, &provided);
+  MPI_Init_thread(&argc, &argv, strider::testing::thread_level_asked(), &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   cudaSetDevice(strider::testing::node_local_rank() % devices);

@@ -12,7 +12,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "mpi_test_support.hpp"
@@ -33,21 +32,12 @@ bool deferring() {
 }
 
 // Every other int of a buffer: a type Strider packs.
-struct Strided {
-  MPI_Datatype type = MPI_DATATYPE_NULL;
-  Strided() {
-    MPI_Type_vector(kInts, 1, 2, MPI_INT, &type);
-    MPI_Type_commit(&type);
-  }
-  ~Strided() { MPI_Type_free(&type); }
+struct Strided : StridedInts {
+  Strided() : StridedInts(kInts) {}
 };
 
 // A sender's buffer for message `k`: the strided ints say which message they belong to.
-std::vector<int> source(int k) {
-  std::vector<int> v(2 * kInts);
-  std::iota(v.begin(), v.end(), 1000 * (k + 1));
-  return v;
-}
+std::vector<int> source(int k) { return message_ints(k, kInts); }
 std::vector<int> arrived_as(int k) {
   const std::vector<int> s = source(k);
   std::vector<int> v(kInts);

@@ -33,6 +33,10 @@ class WorldCommTest : public ::testing::Test {
   int rank_ = 0, size_ = 1;
 };
 
+// The thread level the tests' main() asks for: STRIDER_TEST_THREAD=single or serialized, for MPI
+// behaviour that differs with the level; MPI_THREAD_MULTIPLE otherwise.
+int thread_level_asked();
+
 // Strider's counters; fails the test if libstrider is not loaded.
 strider_stats stats();
 bool strider_loaded();
@@ -60,6 +64,19 @@ std::uint64_t mix_seed(std::uint64_t seed, Parts... parts) {
 // strided element, so Strider packs it (host receives go its way).
 MPI_Datatype strided_int_type();
 
+// `ints` ints at stride 2 (MPI_Type_vector(ints, 1, 2, MPI_INT)), committed, freed with the
+// object: a type Strider packs.
+struct StridedInts {
+  explicit StridedInts(int ints);
+  ~StridedInts();
+  StridedInts(const StridedInts&) = delete;
+  StridedInts& operator=(const StridedInts&) = delete;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+};
+// The 2 * `ints` ints a sender holds for message `k` of a test: consecutive from 1000 * (k + 1),
+// so that every one says which message it belongs to.
+std::vector<int> message_ints(int k, int ints);
+
 // A host buffer holding `count` elements of a type, with random bytes and margins on both
 // sides, so bytes outside the typemap can be checked untouched.
 struct ElementBuffer {
@@ -77,9 +94,9 @@ void reference_unpack(const typespec::Layout& layout, MPI_Aint extent, int count
                       const unsigned char* packed, unsigned char* origin);
 
 // Open MPI 4.1 hangs in MPI_Waitall when a request in it fails (truncation, say) and the thread
-// level is MPI_THREAD_MULTIPLE, as the tests' main() asks; MPI_THREAD_SINGLE
-// (STRIDER_TEST_THREAD=single) is fine, and so are Testall, Waitany and Waitsome. Tests skip
-// the Waitall case where this is true.
+// level is above MPI_THREAD_SINGLE (MULTIPLE, as the tests' main() asks by default; FUNNELED and
+// SERIALIZED too); MPI_THREAD_SINGLE (STRIDER_TEST_THREAD=single) is fine, and so are Testall,
+// Waitany and Waitsome. Tests skip the Waitall case where this is true.
 bool waitall_error_hangs();
 
 // The MPI the test runs on, asked at run time (MPI_Get_library_version, callable before

@@ -1390,7 +1390,7 @@ TEST_F(P2p, TruncationIsReported) {
                                "Irecv+Waitany", "Irecv+Waitall", "Irecv+Testall", "Irecv+Waitsome"};
   if (waitall_error_hangs() && rank_ == 0) {
     std::printf(
-        "Open MPI with MPI_THREAD_MULTIPLE: MPI_Waitall with a truncated receive hangs "
+        "Open MPI above MPI_THREAD_SINGLE: MPI_Waitall with a truncated receive hangs "
         "in this MPI; that case is skipped\n");
   }
   if (truncated_message_limit() < (1 << 16) && rank_ == 0) {

@@ -94,6 +94,16 @@ TEST(Config, TestFailDeferred) {
   EXPECT_NE(c.problems[0].find("not a count"), std::string::npos);
 }
 
+TEST(Config, ProgressQuietSpell) {
+  EXPECT_EQ(parse({}).progress_us, 100);
+  EXPECT_EQ(parse({{"STRIDER_PROGRESS_US", "0"}}).progress_us, 0);
+  EXPECT_EQ(parse({{"STRIDER_PROGRESS_US", "2500"}}).progress_us, 2500);
+  const Config c = parse({{"STRIDER_PROGRESS_US", "-5"}});
+  EXPECT_EQ(c.progress_us, 100);
+  ASSERT_EQ(c.problems.size(), 1u);
+  EXPECT_NE(c.problems[0].find("not a count"), std::string::npos);
+}
+
 TEST(Config, TestNodeSize) {
   EXPECT_EQ(parse({}).test_node_size, 0);
   EXPECT_EQ(parse({{"STRIDER_TEST_NODE_SIZE", "2"}}).test_node_size, 2);

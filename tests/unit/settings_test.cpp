@@ -32,7 +32,8 @@ TEST(Settings, TransferCarriesEveryValue) {
                                    {"STRIDER_SAME_NODE", "0"},
                                    {"STRIDER_SAME_NODE_DIRECT", "0"},
                                    {"STRIDER_GPU_REDUCE", "1"},
-                                   {"STRIDER_BURST", "0"}});
+                                   {"STRIDER_BURST", "0"},
+                                   {"STRIDER_PROGRESS_US", "250"}});
   ASSERT_TRUE(c.problems.empty()) << c.problems.front();
   const transfer::Settings s = transfer::settings_from(c);
   EXPECT_TRUE(s.disabled);
@@ -50,6 +51,7 @@ TEST(Settings, TransferCarriesEveryValue) {
   EXPECT_FALSE(s.same_node_direct);
   EXPECT_EQ(s.gpu_reductions, runtime::Tristate::Yes);
   EXPECT_FALSE(s.bursts);
+  EXPECT_EQ(s.progress_us, 250);
 }
 
 TEST(Settings, TransferDefaultsMatchTheConfiguration) {
@@ -59,6 +61,7 @@ TEST(Settings, TransferDefaultsMatchTheConfiguration) {
   EXPECT_FALSE(s.method.has_value());
   EXPECT_TRUE(s.same_node);
   EXPECT_TRUE(s.bursts);
+  EXPECT_EQ(s.progress_us, 100);
   EXPECT_EQ(s.host_p2p, runtime::HostPath::Forward);
 }
 

@@ -127,6 +127,12 @@ int current_device() {
   return device;
 }
 
+bool set_current_device(int device) {
+  if (cudaSetDevice(device) == cudaSuccess) return true;
+  (void)cudaGetLastError();
+  return false;
+}
+
 std::uint64_t device_fingerprint(int device) {
   // Asked for every same-node offer made and taken; a UUID never changes, and
   // cudaGetDeviceProperties fills the whole property struct: computed once per ordinal.

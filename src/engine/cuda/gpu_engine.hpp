@@ -90,6 +90,9 @@ bool available();
 int device_count();
 // The calling thread's current GPU (-1 without one).
 int current_device();
+// Makes `device` the calling thread's current GPU (a thread of Strider's own acting for the
+// application's). False, the error cleared, where it cannot.
+bool set_current_device(int device);
 // An identifier of GPU `device` (a hash of its UUID), the same in every process that sees
 // that GPU; 0 without one.
 std::uint64_t device_fingerprint(int device);

@@ -49,6 +49,8 @@ int device_count() { return 0; }
 
 int current_device() { return -1; }
 
+bool set_current_device(int) { return false; }
+
 std::uint64_t device_fingerprint(int) { return 0; }
 
 }  // namespace strider::engine::cuda
