@@ -68,7 +68,7 @@ start_mps() {
 }
 
 # run NAME TIMEOUT ENV... -- COMMAND...: $NP ranks (default two) under $MPIRUN (default
-# mpirun.openmpi), each ENV
+# mpirun.openmpi, with $MPIRUN_FLAGS), each ENV
 # (NAME=VALUE, such as LD_PRELOAD=...) passed to all with -x; the output's last $run_tail lines
 # (default 40) appended to $log (the caller's).
 # shellcheck disable=SC2154
@@ -79,6 +79,8 @@ run() {
   while [[ $1 != -- ]]; do envs+=(-x "$1"); shift; done
   shift
   echo "== $name ($((SECONDS - start)) s)" | tee -a "$log"
-  timeout "$limit" "${MPIRUN:-mpirun.openmpi}" --allow-run-as-root -n "${NP:-2}" "${envs[@]}" "$@" 2>&1 |
+  # shellcheck disable=SC2086  # MPIRUN_FLAGS: words for mpirun (e.g. --bind-to none)
+  timeout "$limit" "${MPIRUN:-mpirun.openmpi}" --allow-run-as-root ${MPIRUN_FLAGS:-} -n "${NP:-2}" \
+    "${envs[@]}" "$@" 2>&1 |
     tail -"${run_tail:-40}" | tee -a "$log"
 }

@@ -16,8 +16,9 @@ namespace strider::calls {
 // nothing more (MPICH).
 int thread_level_to_ask(int required);
 
-// After the MPI's initialization, which provided `provided`: starts the thread where it is wanted
-// and the level allows it (exactly MPI_THREAD_SERIALIZED).
+// After the MPI's initialization, which provided `provided`: starts the thread where it is wanted,
+// the level allows it (exactly MPI_THREAD_SERIALIZED) and the process may run on more than one
+// CPU (the thread would otherwise take the application's).
 void start_progress_thread(int provided);
 // Before the MPI's finalization: stops and joins it (nothing where none runs).
 void stop_progress_thread();
