@@ -78,10 +78,10 @@ bool serialized_costs_nothing() {
 }
 
 // Whether the process may run on more than one CPU. A rank bound to one core (as mpirun binds
-// by default) would run the thread only by taking that core from the application: measured on
-// H100 hosts, Open MPI binding each rank to a core, a halo computing 1 ms between posting and
-// completing gained nothing from the thread and its Waitany loop lost up to 40%. There the
-// sends wait for the next MPI call (B2).
+// by default) would run the thread only by taking that core from the application (on H100
+// hosts so bound, a halo computing 1 ms between posting and completing gained nothing from the
+// thread, and one run of its Waitany loop was 40% slower). There the sends wait for the next MPI
+// call (B2).
 bool spare_cpu() {
   cpu_set_t set;
   CPU_ZERO(&set);
