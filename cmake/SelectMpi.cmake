@@ -60,10 +60,12 @@ else()
   add_compile_definitions(STRIDER_HAVE_MPI_LB=0)
 endif()
 
-# Flags for launching tests: Open MPI refuses root and more ranks than cores unless told.
+# Flags for launching tests: Open MPI refuses root and more ranks than cores unless told, and binds
+# each of few ranks to one core, where Strider's progress thread (which needs a CPU to spare) would
+# not start: the tests' ranks are left unbound, as MPICH's launcher leaves them.
 set(STRIDER_MPIEXEC_FLAGS "")
 if(STRIDER_MPI_IS_OPENMPI)
-  set(STRIDER_MPIEXEC_FLAGS --oversubscribe --allow-run-as-root)
+  set(STRIDER_MPIEXEC_FLAGS --oversubscribe --allow-run-as-root --bind-to none)
   set(STRIDER_MPI_NAME openmpi)
 elseif(STRIDER_MPI MATCHES "^mpich-(wheel|abi)$")
   set(STRIDER_MPI_NAME ${STRIDER_MPI})

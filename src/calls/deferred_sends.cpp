@@ -182,6 +182,7 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
 // Tracks the send under its request and queues it; flushes at a cap.
 void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
   *request = send->request;
+  const bool gpu = send->object.gpu;
   transfer::requests().track(*request, std::make_unique<DeferredSendOperation>(send));
   transfer::counters().sends_deferred++;
   Queue& q = queue();
@@ -194,7 +195,8 @@ void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
     q.pending.store(true, std::memory_order_release);
   }
   if (q.turns.load(std::memory_order_relaxed)) {
-    q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
+    // Only a GPU send names a GPU: a host send's flush must not make a CUDA context.
+    if (gpu) q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
     progress_posted();
   }
   if (full) flush_deferred_sends();
@@ -299,12 +301,15 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
   using std::chrono::nanoseconds;
   Queue& q = queue();
   if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
-  const nanoseconds since(now_ns() - q.last_post.load(std::memory_order_relaxed));
-  if (since < quiet) return quiet - since;
+  const auto quiet_for = [&q] {
+    return nanoseconds(now_ns() - q.last_post.load(std::memory_order_relaxed));
+  };
+  if (quiet_for() < quiet) return quiet - quiet_for();
   // Held by a call of the application's that is posting: not quiet after all.
   std::unique_lock turn(q.flushing, std::try_to_lock);
   if (!turn.owns_lock()) return quiet;
   if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
+  if (const nanoseconds since = quiet_for(); since < quiet) return quiet - since;  // posted since
   const int device = q.device.load(std::memory_order_relaxed);
   if (device >= 0) engine::cuda::set_current_device(device);
   transfer::counters().progress_flushes++;

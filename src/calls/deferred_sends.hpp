@@ -75,7 +75,7 @@ void take_posting_turns(bool on);
 bool sends_queued();
 
 // The progress thread's step: where sends are queued and the application has posted nothing for
-// `quiet`, flushes them on the GPU that was current at the last post, and counts it in
+// `quiet`, flushes them on the GPU that was current at the last GPU send queued, and counts it in
 // progress_flushes. Returns how long until the queued sends are due (zero where none is queued
 // once it returns).
 std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet);

@@ -92,7 +92,7 @@ bool spare_cpu() {
 }  // namespace
 
 int thread_level_to_ask(int required) {
-  return wanted() && serialized_costs_nothing() && required < MPI_THREAD_SERIALIZED
+  return wanted() && serialized_costs_nothing() && spare_cpu() && required < MPI_THREAD_SERIALIZED
              ? MPI_THREAD_SERIALIZED
              : required;
 }

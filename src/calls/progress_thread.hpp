@@ -12,8 +12,8 @@
 namespace strider::calls {
 
 // The thread level Strider asks the MPI for where the application asks for `required`: at
-// least MPI_THREAD_SERIALIZED while a progress thread is wanted, on an MPI where that level costs
-// nothing more (MPICH).
+// least MPI_THREAD_SERIALIZED while a progress thread is wanted and can run (a CPU to spare), on an
+// MPI where that level costs nothing more (MPICH).
 int thread_level_to_ask(int required);
 
 // After the MPI's initialization, which provided `provided`: starts the thread where it is wanted,

@@ -170,6 +170,26 @@ TEST_F(ProgressThread, LaterBurstsArriveToo) {
   send_then_compute(8);
 }
 
+// Where the thread should run it does: the level is SERIALIZED where the test asked for it, and
+// on MPICH where it asked for less (Strider asks for it there), for a rank with a CPU to spare
+// (the tests' launchers leave ranks unbound). A thread that never started would otherwise pass
+// the tests above by their no-thread branch.
+TEST_F(ProgressThread, RunsWhereExpected) {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2) {
+    GTEST_SKIP() << "this rank may run on one CPU only";
+  }
+  if (!deferring() || env_is("STRIDER_PROGRESS_US", "0")) GTEST_SKIP() << "no thread wanted";
+  const bool expected = thread_level_asked() == MPI_THREAD_SERIALIZED ||
+                        (on_mpich() && thread_level_asked() < MPI_THREAD_SERIALIZED);
+  if (!expected) GTEST_SKIP() << "Strider does not raise the level on this MPI";
+  int provided = -1;
+  ASSERT_EQ(MPI_Query_thread(&provided), MPI_SUCCESS);
+  EXPECT_EQ(provided, MPI_THREAD_SERIALIZED);
+  EXPECT_TRUE(thread_runs());
+}
+
 // The level the application asked for (or more) is what it is told.
 TEST_F(ProgressThread, ThreadLevelAtLeastTheOneAskedFor) {
   int provided = -1;
