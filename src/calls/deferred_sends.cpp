@@ -301,15 +301,16 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
   using std::chrono::nanoseconds;
   Queue& q = queue();
   if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
-  const auto quiet_for = [&q] {
-    return nanoseconds(now_ns() - q.last_post.load(std::memory_order_relaxed));
+  // How long until a quiet spell since the last post ends (zero or less: it has).
+  const auto due = [&q, quiet] {
+    return quiet - nanoseconds(now_ns() - q.last_post.load(std::memory_order_relaxed));
   };
-  if (quiet_for() < quiet) return quiet - quiet_for();
+  if (const nanoseconds left = due(); left.count() > 0) return left;
   // Held by a call of the application's that is posting: not quiet after all.
   std::unique_lock turn(q.flushing, std::try_to_lock);
   if (!turn.owns_lock()) return quiet;
   if (!q.pending.load(std::memory_order_acquire)) return nanoseconds(0);
-  if (const nanoseconds since = quiet_for(); since < quiet) return quiet - since;  // posted since
+  if (const nanoseconds left = due(); left.count() > 0) return left;  // posted since
   const int device = q.device.load(std::memory_order_relaxed);
   if (device >= 0) engine::cuda::set_current_device(device);
   transfer::counters().progress_flushes++;

@@ -4,9 +4,6 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstdlib>
-#include <cstring>
-
 #include "gpu_available.hpp"
 #include "mpi_test_support.hpp"
 

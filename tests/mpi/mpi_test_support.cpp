@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
@@ -92,11 +93,15 @@ MPI_Datatype strided_int_type() {
   return t;
 }
 
-int thread_level_asked() {
-  const char* level = std::getenv("STRIDER_TEST_THREAD");
-  if (level != nullptr && std::strcmp(level, "single") == 0) return MPI_THREAD_SINGLE;
-  if (level != nullptr && std::strcmp(level, "serialized") == 0) return MPI_THREAD_SERIALIZED;
-  return MPI_THREAD_MULTIPLE;
+int thread_level_asked(int fallback) {
+  const char* v = std::getenv("STRIDER_TEST_THREAD");
+  if (v == nullptr) return fallback;
+  if (std::strcmp(v, "single") == 0) return MPI_THREAD_SINGLE;
+  if (std::strcmp(v, "funneled") == 0) return MPI_THREAD_FUNNELED;
+  if (std::strcmp(v, "serialized") == 0) return MPI_THREAD_SERIALIZED;
+  if (std::strcmp(v, "multiple") == 0) return MPI_THREAD_MULTIPLE;
+  std::fprintf(stderr, "STRIDER_TEST_THREAD=%s unknown (single|funneled|serialized|multiple)\n", v);
+  return fallback;
 }
 
 StridedInts::StridedInts(int ints) {

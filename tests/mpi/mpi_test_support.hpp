@@ -33,9 +33,10 @@ class WorldCommTest : public ::testing::Test {
   int rank_ = 0, size_ = 1;
 };
 
-// The thread level the tests' main() asks for: STRIDER_TEST_THREAD=single or serialized, for MPI
-// behaviour that differs with the level; MPI_THREAD_MULTIPLE otherwise.
-int thread_level_asked();
+// The thread level the tests' main() asks for: STRIDER_TEST_THREAD=single, funneled, serialized
+// or multiple, for MPI behaviour that differs with the level; `fallback` where it is unset (or
+// unknown, with a warning).
+int thread_level_asked(int fallback = MPI_THREAD_MULTIPLE);
 
 // Strider's counters; fails the test if libstrider is not loaded.
 strider_stats stats();

@@ -37,17 +37,21 @@ bool deferring() {
   return strider_loaded() && provided != MPI_THREAD_MULTIPLE && !env_is("STRIDER_BURST", "0");
 }
 
+// Whether this rank may run on more than one CPU (the thread needs one to spare).
+bool spare_cpu() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  return sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) > 1;
+}
+
 // Whether Strider's progress thread runs: deferring, not turned off, the MPI provided
 // MPI_THREAD_SERIALIZED (asked for by Strider on MPICH, by the test where
 // STRIDER_TEST_THREAD=serialized), and the rank may run on more than one CPU.
 bool thread_runs() {
   int provided = MPI_THREAD_MULTIPLE;
   MPI_Query_thread(&provided);
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  const bool spare_cpu = sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) > 1;
   return deferring() && !env_is("STRIDER_PROGRESS_US", "0") && provided == MPI_THREAD_SERIALIZED &&
-         spare_cpu;
+         spare_cpu();
 }
 
 std::vector<int> source(int k) { return message_ints(k, kInts); }
@@ -175,11 +179,7 @@ TEST_F(ProgressThread, LaterBurstsArriveToo) {
 // (the tests' launchers leave ranks unbound). A thread that never started would otherwise pass
 // the tests above by their no-thread branch.
 TEST_F(ProgressThread, RunsWhereExpected) {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0 && CPU_COUNT(&cpus) < 2) {
-    GTEST_SKIP() << "this rank may run on one CPU only";
-  }
+  if (!spare_cpu()) GTEST_SKIP() << "this rank may run on one CPU only";
   if (!deferring() || env_is("STRIDER_PROGRESS_US", "0")) GTEST_SKIP() << "no thread wanted";
   const bool expected = thread_level_asked() == MPI_THREAD_SERIALIZED ||
                         (on_mpich() && thread_level_asked() < MPI_THREAD_SERIALIZED);

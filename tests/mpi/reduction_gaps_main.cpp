@@ -6,30 +6,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-
 #ifdef STRIDER_P2P_TEST_GPU
 #include <cuda_runtime.h>
 
 #include "gpu_available.hpp"
-#include "mpi_test_support.hpp"
 #endif
-
-namespace {
-
-int requested_level() {
-  const char* v = std::getenv("STRIDER_TEST_THREAD");
-  if (v == nullptr || std::strcmp(v, "funneled") == 0) return MPI_THREAD_FUNNELED;
-  if (std::strcmp(v, "single") == 0) return MPI_THREAD_SINGLE;
-  if (std::strcmp(v, "serialized") == 0) return MPI_THREAD_SERIALIZED;
-  if (std::strcmp(v, "multiple") == 0) return MPI_THREAD_MULTIPLE;
-  std::fprintf(stderr, "STRIDER_TEST_THREAD=%s unknown (single|funneled|serialized|multiple)\n", v);
-  return MPI_THREAD_FUNNELED;
-}
-
-}  // namespace
+#include "mpi_test_support.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
@@ -39,7 +21,8 @@ int main(int argc, char** argv) {
   cudaGetDeviceCount(&devices);
 #endif
   int provided = 0;
-  MPI_Init_thread(&argc, &argv, requested_level(), &provided);
+  MPI_Init_thread(&argc, &argv, strider::testing::thread_level_asked(MPI_THREAD_FUNNELED),
+                  &provided);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 #ifdef STRIDER_P2P_TEST_GPU
