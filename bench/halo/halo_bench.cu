@@ -131,6 +131,19 @@ void usage(const char* argv0) {
       argv0, kRadius, kQuantities, kExchangesPerIter);
 }
 
+// `text`, the value of option `option`, as a whole number from `lo` to `hi` into `out`; false,
+// with a message, where it is not one.
+bool whole_number(const std::string& option, const char* text, long lo, long hi, int& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (*end != '\0' || v < lo || v > hi) {
+    std::fprintf(stderr, "%s wants a whole number, not '%s'\n", option.c_str(), text);
+    return false;
+  }
+  out = static_cast<int>(v);
+  return true;
+}
+
 // 0: run; 1: --help printed; 2: usage error printed.
 int parse_args(int argc, char** argv, Options& opt) {
   for (int i = 1; i < argc; ++i) {
@@ -148,21 +161,12 @@ int parse_args(int argc, char** argv, Options& opt) {
     } else if (a == "--serialized") {
       opt.serialized = true;
     } else if (a == "--compute-us" && has_value) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < 0 || v > 10000000) {
-        std::fprintf(stderr, "--compute-us wants a whole number, not '%s'\n", argv[i]);
-        return 2;
-      }
-      opt.compute_us = static_cast<int>(v);
+      if (!whole_number(a, argv[++i], 0, 10000000, opt.compute_us)) return 2;
     } else if ((a == "--iters" || a == "--warmup") && has_value) {
-      char* end = nullptr;
-      const long v = std::strtol(argv[++i], &end, 10);
-      if (*end != '\0' || v < (a == "--iters" ? 1 : 0) || v > 1000000) {
-        std::fprintf(stderr, "%s wants a whole number, not '%s'\n", a.c_str(), argv[i]);
+      if (!whole_number(a, argv[++i], a == "--iters" ? 1 : 0, 1000000,
+                        a == "--iters" ? opt.iters : opt.warmup)) {
         return 2;
       }
-      (a == "--iters" ? opt.iters : opt.warmup) = static_cast<int>(v);
     } else if (a == "--forms" && has_value) {
       std::string list = argv[++i];
       std::size_t at = 0;
