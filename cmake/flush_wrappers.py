@@ -143,7 +143,7 @@ def main():
             decl.append(d)
             args.append(n)
         lines.append(f"STRIDER_FLUSHING int {name}({', '.join(decl) if decl else 'void'}) {{")
-        lines.append("  strider::calls::flush_deferred_sends();")
+        lines.append("  const strider::calls::EntryCall entry;")
         lines.append(f"  return STRIDER_NEXT({name})({', '.join(args)});")
         lines.append("}")
         lines.append("")

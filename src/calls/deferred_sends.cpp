@@ -81,11 +81,33 @@ struct Queue {
   std::atomic<bool> turns{false};
   std::atomic<std::int64_t> last_post{0};
   std::atomic<int> device{-1};
+  // The error reports of the progress thread's flushes, for the application's next call.
+  std::mutex due_mutex;
+  std::vector<transfer::HeldError> due;
+  std::atomic<bool> any_due{false};
 };
 
 Queue& queue() {
   static Queue* q = new Queue;  // outlives static destruction at exit
   return *q;
+}
+
+// The interposed calls this thread is inside (EntryCall, PostingTurn; on the progress thread,
+// its flush): more than one while a callback the MPI runs inside a call calls the MPI again.
+thread_local int calls_inside = 0;
+
+// The error handlers of the reports the progress thread's flushes kept, called on the
+// application's thread at its next MPI call (one load where there are none).
+void call_due_error_handlers() {
+  Queue& q = queue();
+  if (!q.any_due.load(std::memory_order_acquire)) return;
+  std::vector<transfer::HeldError> due;
+  {
+    std::lock_guard lock(q.due_mutex);
+    due.swap(q.due);
+    q.any_due.store(false, std::memory_order_release);
+  }
+  transfer::call_error_handlers(due);
 }
 
 std::int64_t now_ns() {
@@ -179,6 +201,40 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
   }
 }
 
+// Packs and starts the queued sends (flush_deferred_sends), with the error handlers held until
+// every one is started: a handler may send, and its send must not overtake them. Then, on the
+// progress thread (`on_thread`), the reports wait for the application's next call; otherwise
+// their handlers are called now.
+void flush(bool on_thread) {
+  Queue& q = queue();
+  std::vector<transfer::HeldError> errors;
+  {
+    std::lock_guard flushing(q.flushing);
+    std::vector<DeferredPtr> sends;
+    {
+      std::lock_guard lock(q.mutex);
+      sends.swap(q.sends);
+      q.bytes = 0;
+      q.pending.store(false, std::memory_order_release);
+    }
+    if (sends.empty()) return;
+    const runtime::Timed timed(runtime::Phase::Flush);
+    transfer::counters().deferred_flushes++;
+    transfer::HeldErrorHandlers held;
+    pack_and_start(sends);
+    errors = held.take();
+    if (on_thread && !errors.empty()) {
+      // Before the lock is released: a call of the application's waits for this flush, then
+      // finds them due.
+      std::lock_guard lock(q.due_mutex);
+      q.due.insert(q.due.end(), errors.begin(), errors.end());
+      q.any_due.store(true, std::memory_order_release);
+      return;
+    }
+  }
+  transfer::call_error_handlers(errors);
+}
+
 // Tracks the send under its request and queues it; flushes at a cap.
 void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
   *request = send->request;
@@ -220,7 +276,7 @@ DeferredPtr deferred(const transfer::Object& object, const transfer::Peer& peer,
 
 bool may_defer(const transfer::Object& object) {
   if (!STRIDER_HAVE_FLUSH_WRAPPERS || !transfer::settings().bursts || object.oversized ||
-      !object.plan->supported || !transfer::requests().single_caller()) {
+      !object.plan->supported || !transfer::requests().single_caller() || calls_inside > 1) {
     return false;
   }
   return object.gpu ? transfer::gpu_engine_serves(*object.plan)
@@ -279,11 +335,21 @@ bool defer_offered_send(SendInit init, const transfer::Object& object, const tra
 
 bool deferral_built() { return STRIDER_HAVE_FLUSH_WRAPPERS != 0; }
 
+CallCount::CallCount() { ++calls_inside; }
+CallCount::~CallCount() { --calls_inside; }
+
+EntryCall::EntryCall() {
+  flush_deferred_sends();  // waits for a flush of the progress thread's under way
+  call_due_error_handlers();
+}
+
 PostingTurn::PostingTurn() {
   Queue& q = queue();
-  if (!q.turns.load(std::memory_order_relaxed)) return;
-  q.flushing.lock();
-  held_ = true;
+  if (q.turns.load(std::memory_order_relaxed)) {
+    q.flushing.lock();  // after a flush of the progress thread's under way
+    held_ = true;
+  }
+  call_due_error_handlers();
 }
 
 PostingTurn::~PostingTurn() {
@@ -314,7 +380,8 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
   const int device = q.device.load(std::memory_order_relaxed);
   if (device >= 0) engine::cuda::set_current_device(device);
   transfer::counters().progress_flushes++;
-  flush_deferred_sends();
+  const CallCount count;  // a send from a handler the MPI runs on this thread is not deferred
+  flush(true);
   return nanoseconds(0);
 }
 
@@ -325,18 +392,7 @@ void flush_deferred_sends() {
   if (!q.pending.load(std::memory_order_acquire) && !q.turns.load(std::memory_order_relaxed)) {
     return;
   }
-  std::lock_guard flushing(q.flushing);
-  std::vector<DeferredPtr> sends;
-  {
-    std::lock_guard lock(q.mutex);
-    sends.swap(q.sends);
-    q.bytes = 0;
-    q.pending.store(false, std::memory_order_release);
-  }
-  if (sends.empty()) return;
-  const runtime::Timed timed(runtime::Phase::Flush);
-  transfer::counters().deferred_flushes++;
-  pack_and_start(sends);
+  flush(false);
 }
 
 }  // namespace strider::calls

@@ -32,8 +32,9 @@ struct BurstPolicy {
 using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
 // Whether a nonblocking send of `object`, which Strider packs, waits for the next flush: its
-// plan is Strider's own (the type, which the application may free, is not needed again), and
-// the settings and thread level allow it.
+// plan is Strider's own (the type, which the application may free, is not needed again), the
+// settings and thread level allow it, and it is not posted from inside another MPI call
+// (EntryCall).
 bool may_defer(const transfer::Object& object);
 
 // A deferrable send that takes its receiver's same-node offer (message `numbered.index`, claimed
@@ -52,11 +53,37 @@ int defer_send(SendInit init, const transfer::Object& object, const transfer::Pe
 // Whether this build defers sends at all (the flush wrappers were generated).
 bool deferral_built();
 
+// Counts an interposed call on this thread while it lives (EntryCall, PostingTurn, the progress
+// thread's flush).
+class CallCount {
+ public:
+  CallCount();
+  ~CallCount();
+  CallCount(const CallCount&) = delete;
+  CallCount& operator=(const CallCount&) = delete;
+};
+
+// Every interposed entry point but the posting ones (which take a PostingTurn) opens with one:
+// it starts the deferred sends (after any flush of the progress thread's under way), then calls
+// the error handlers that thread's flushes held (on this, the application's thread), and counts
+// the call on this thread for as long as it runs, so that a send posted from a callback the MPI
+// runs inside it (an error handler, an attribute's copy or delete function, a generalized request's
+// query) is not deferred: no flush would come before the outer call returns, and that call may
+// block on the send (B2).
+class EntryCall {
+ public:
+  EntryCall();
+
+ private:
+  CallCount count_;  // first: counted before the flush, and uncounted however it ends
+};
+
 // Held, while the progress thread runs, by the calls that post without flushing first (a
 // deferrable send, a receive, Strider's own API): the thread calls the MPI only between the
 // application's calls, as MPI_THREAD_SERIALIZED asks. Every other entry point flushes first,
 // and after that nothing is queued for the thread to start until the next post. Its end dates
-// the application's last post, from which the thread counts a quiet spell.
+// the application's last post, from which the thread counts a quiet spell. Counted on this
+// thread as an EntryCall is.
 class PostingTurn {
  public:
   PostingTurn();
@@ -65,6 +92,7 @@ class PostingTurn {
   PostingTurn& operator=(const PostingTurn&) = delete;
 
  private:
+  CallCount count_;
   bool held_ = false;
 };
 
@@ -77,12 +105,14 @@ bool sends_queued();
 // The progress thread's step: where sends are queued and the application has posted nothing for
 // `quiet`, flushes them on the GPU that was current at the last GPU send queued, and counts it in
 // progress_flushes. Returns how long until the queued sends are due (zero where none is queued
-// once it returns).
+// once it returns). The error handlers of the sends it fails run at the application's next
+// call, on its thread (EntryCall, PostingTurn).
 std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet);
 
 // Packs and starts every queued send, in the order they were posted: the packs into wires by
 // one kernel, the writes into same-node offers by another, then every start or notice. A send
-// whose pack fails is not started: its completion reports the error. An offer its receiver
+// whose pack fails is not started: its completion reports the error, and its communicator's
+// error handler is called once every send is started (a handler may send). An offer its receiver
 // withdrew meanwhile: the data goes by the MPI under a request of Strider's own. Costs one load
 // when nothing is queued, and an uncontended lock while the progress thread runs (whose flush
 // the caller then waits for).

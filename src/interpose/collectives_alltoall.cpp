@@ -12,7 +12,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
@@ -20,7 +20,7 @@ STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype
 STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                  MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -28,7 +28,7 @@ STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype styp
 STRIDER_EXPORT int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[],
                                  MPI_Datatype stype, void* rbuf, const int rcounts[],
                                  const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                                    comm, nullptr);
@@ -38,7 +38,7 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
                                   MPI_Datatype stype, void* rbuf, const int rcounts[],
                                   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                                    comm, request);
@@ -47,7 +47,7 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
 STRIDER_EXPORT int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
                                  const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                  const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                    comm, nullptr);
@@ -57,7 +57,7 @@ STRIDER_EXPORT int MPI_Ialltoallw(const void* sbuf, const int scounts[], const i
                                   const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                                   MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                    comm, request);

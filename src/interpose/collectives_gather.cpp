@@ -12,7 +12,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
@@ -20,7 +20,7 @@ STRIDER_EXPORT int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype styp
 STRIDER_EXPORT int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -28,7 +28,7 @@ STRIDER_EXPORT int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype sty
 STRIDER_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                   const int rcounts[], const int displs[], MPI_Datatype rtype,
                                   MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
                                     nullptr);
@@ -37,7 +37,7 @@ STRIDER_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype sty
 STRIDER_EXPORT int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                    const int rcounts[], const int displs[], MPI_Datatype rtype,
                                    MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
                                     request);
@@ -45,7 +45,7 @@ STRIDER_EXPORT int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype st
 
 STRIDER_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                               int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
 }
@@ -53,7 +53,7 @@ STRIDER_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, 
 STRIDER_EXPORT int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
@@ -61,7 +61,7 @@ STRIDER_EXPORT int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype,
 STRIDER_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                const int rcounts[], const int displs[], MPI_Datatype rtype,
                                int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
                                  nullptr);
@@ -70,7 +70,7 @@ STRIDER_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype,
 STRIDER_EXPORT int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 const int rcounts[], const int displs[], MPI_Datatype rtype,
                                 int root, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
                                  request);
@@ -78,7 +78,7 @@ STRIDER_EXPORT int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype
 
 STRIDER_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, nullptr);
 }
@@ -86,7 +86,7 @@ STRIDER_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype,
 STRIDER_EXPORT int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                 MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
@@ -94,7 +94,7 @@ STRIDER_EXPORT int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype
 STRIDER_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const int displs[],
                                 MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                 int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                                   nullptr);
@@ -103,21 +103,21 @@ STRIDER_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const int
 STRIDER_EXPORT int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[],
                                  MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                  int root, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                                   request);
 }
 
 STRIDER_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::bcast(buf, count, type, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                               MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::bcast(buf, count, type, root, comm, request);
 }

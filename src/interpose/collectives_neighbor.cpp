@@ -13,7 +13,7 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype,
                                           void* rbuf, int rcount, MPI_Datatype rtype,
                                           MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                                             nullptr);
@@ -22,7 +22,7 @@ STRIDER_EXPORT int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Data
 STRIDER_EXPORT int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype,
                                            void* rbuf, int rcount, MPI_Datatype rtype,
                                            MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                                             request);
@@ -31,7 +31,7 @@ STRIDER_EXPORT int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Dat
 STRIDER_EXPORT int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype,
                                            void* rbuf, const int rcounts[], const int displs[],
                                            MPI_Datatype rtype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                                              comm, nullptr);
@@ -41,7 +41,7 @@ STRIDER_EXPORT int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Da
                                             void* rbuf, const int rcounts[], const int displs[],
                                             MPI_Datatype rtype, MPI_Comm comm,
                                             MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                                              comm, request);
@@ -50,7 +50,7 @@ STRIDER_EXPORT int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Da
 STRIDER_EXPORT int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype,
                                          void* rbuf, int rcount, MPI_Datatype rtype,
                                          MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, nullptr);
 }
@@ -58,7 +58,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datat
 STRIDER_EXPORT int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype,
                                           void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                           MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -67,7 +67,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[],
                                           const int sdispls[], MPI_Datatype stype, void* rbuf,
                                           const int rcounts[], const int rdispls[],
                                           MPI_Datatype rtype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                                             rtype, comm, nullptr);
@@ -78,7 +78,7 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[]
                                            const int rcounts[], const int rdispls[],
                                            MPI_Datatype rtype, MPI_Comm comm,
                                            MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                                             rtype, comm, request);
@@ -88,7 +88,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[],
                                           const MPI_Aint sdispls[], const MPI_Datatype stypes[],
                                           void* rbuf, const int rcounts[], const MPI_Aint rdispls[],
                                           const MPI_Datatype rtypes[], MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                                             rtypes, comm, nullptr);
@@ -99,7 +99,7 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[]
                                            void* rbuf, const int rcounts[],
                                            const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
                                            MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                                             rtypes, comm, request);

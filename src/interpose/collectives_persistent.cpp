@@ -17,7 +17,7 @@ using strider::transfer::ProgressOrphans;
 STRIDER_EXPORT int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                       void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                       MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Allgather_init", "MPI_Iallgather", {sendbuf, recvbuf}, info, request,
@@ -35,7 +35,7 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
                                        void* recvbuf, const int recvcounts[], const int displs[],
                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                        MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Allgatherv_init", "MPI_Iallgatherv", {sendbuf, recvbuf}, info, request,
@@ -52,7 +52,7 @@ STRIDER_EXPORT int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_D
 STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count,
                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                       MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Allreduce_init", "MPI_Iallreduce", {sendbuf, recvbuf}, info, request,
@@ -68,7 +68,7 @@ STRIDER_EXPORT int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int co
 STRIDER_EXPORT int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                      void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                      MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Alltoall_init", "MPI_Ialltoall", {sendbuf, recvbuf}, info, request,
@@ -87,7 +87,7 @@ STRIDER_EXPORT int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[
                                       const int recvcounts[], const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Alltoallv_init", "MPI_Ialltoallv", {sendbuf, recvbuf}, info, request,
@@ -106,7 +106,7 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
                                       void* recvbuf, const int recvcounts[], const int rdispls[],
                                       const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                                       MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Alltoallw_init", "MPI_Ialltoallw", {sendbuf, recvbuf}, info, request,
@@ -123,7 +123,7 @@ STRIDER_EXPORT int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[
 
 STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root,
                                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Bcast_init", "MPI_Ibcast", {buffer}, info, request,
@@ -138,7 +138,7 @@ STRIDER_EXPORT int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype
 STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                    MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Exscan_init", "MPI_Iexscan", {sendbuf, recvbuf}, info, request,
@@ -154,7 +154,7 @@ STRIDER_EXPORT int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                    void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                    MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Gather_init", "MPI_Igather", {sendbuf, recvbuf}, info, request,
@@ -172,7 +172,7 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
                                     void* recvbuf, const int recvcounts[], const int displs[],
                                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
                                     MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Gatherv_init", "MPI_Igatherv", {sendbuf, recvbuf}, info, request,
@@ -189,7 +189,7 @@ STRIDER_EXPORT int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Data
 STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count,
                                    MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                                    MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Reduce_init", "MPI_Ireduce", {sendbuf, recvbuf}, info, request,
@@ -205,7 +205,7 @@ STRIDER_EXPORT int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count
 STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
                                            const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                            MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Reduce_scatter_init", "MPI_Ireduce_scatter", {sendbuf, recvbuf}, info, request,
@@ -222,7 +222,7 @@ STRIDER_EXPORT int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf,
 STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount,
                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                                                  MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Reduce_scatter_block_init", "MPI_Ireduce_scatter_block", {sendbuf, recvbuf}, info,
@@ -240,7 +240,7 @@ STRIDER_EXPORT int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recv
 STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
                                  MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Scan_init", "MPI_Iscan", {sendbuf, recvbuf}, info, request,
@@ -256,7 +256,7 @@ STRIDER_EXPORT int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count,
 STRIDER_EXPORT int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                                     void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Scatter_init", "MPI_Iscatter", {sendbuf, recvbuf}, info, request,
@@ -274,7 +274,7 @@ STRIDER_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[]
                                      const int displs[], MPI_Datatype sendtype, void* recvbuf,
                                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                                      MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Scatterv_init", "MPI_Iscatterv", {sendbuf, recvbuf}, info, request,
@@ -292,7 +292,7 @@ STRIDER_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcoun
                                                MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Neighbor_allgather_init", "MPI_Ineighbor_allgather", {sendbuf, recvbuf}, info,
@@ -312,7 +312,7 @@ STRIDER_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcou
                                                 const int recvcounts[], const int displs[],
                                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                                 MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Neighbor_allgatherv_init", "MPI_Ineighbor_allgatherv", {sendbuf, recvbuf}, info,
@@ -332,7 +332,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount
                                               MPI_Datatype sendtype, void* recvbuf, int recvcount,
                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                               MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Neighbor_alltoall_init", "MPI_Ineighbor_alltoall", {sendbuf, recvbuf}, info,
@@ -352,7 +352,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int se
                                                void* recvbuf, const int recvcounts[],
                                                const int rdispls[], MPI_Datatype recvtype,
                                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Neighbor_alltoallv_init", "MPI_Ineighbor_alltoallv", {sendbuf, recvbuf}, info,
@@ -374,7 +374,7 @@ STRIDER_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int se
                                                const int recvcounts[], const MPI_Aint rdispls[],
                                                const MPI_Datatype recvtypes[], MPI_Comm comm,
                                                MPI_Info info, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_collective(
       comm, "MPI_Neighbor_alltoallw_init", "MPI_Ineighbor_alltoallw", {sendbuf, recvbuf}, info,

@@ -12,35 +12,35 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                               int root, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce(sbuf, rbuf, count, type, op, root, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce(sbuf, rbuf, count, type, op, root, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                  MPI_Op op, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allreduce(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allreduce(sbuf, rbuf, count, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[],
                                       MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, nullptr);
 }
@@ -48,14 +48,14 @@ STRIDER_EXPORT int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rc
 STRIDER_EXPORT int MPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[],
                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                        MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                             MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, nullptr);
 }
@@ -63,35 +63,35 @@ STRIDER_EXPORT int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rc
 STRIDER_EXPORT int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                              MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                              MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                             MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scan(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scan(sbuf, rbuf, count, type, op, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                               MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::exscan(sbuf, rbuf, count, type, op, comm, nullptr);
 }
 
 STRIDER_EXPORT int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::exscan(sbuf, rbuf, count, type, op, comm, request);
 }

@@ -13,7 +13,7 @@
 using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Init(int* argc, char*** argv) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const int level = strider::calls::thread_level_to_ask(MPI_THREAD_SINGLE);
   int provided = MPI_THREAD_SINGLE;
   const int rc = level == MPI_THREAD_SINGLE
@@ -24,7 +24,7 @@ STRIDER_EXPORT int MPI_Init(int* argc, char*** argv) {
 }
 
 STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const int rc = STRIDER_NEXT(MPI_Init_thread)(
       argc, argv, strider::calls::thread_level_to_ask(required), provided);
   if (rc == MPI_SUCCESS && !settings().disabled) strider::calls::on_init();
@@ -32,7 +32,7 @@ STRIDER_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* p
 }
 
 STRIDER_EXPORT int MPI_Finalize(void) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   if (!settings().disabled) {
     strider::calls::on_finalize();
   }

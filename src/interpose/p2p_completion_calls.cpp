@@ -29,7 +29,7 @@ auto timed_mpi(Next next) {
 }  // namespace
 
 STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Wait));
   ProgressOrphans progress;
@@ -43,7 +43,7 @@ STRIDER_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Test));
   ProgressOrphans progress;
@@ -57,7 +57,7 @@ STRIDER_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status)
 }
 
 STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status statuses[]) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitall));
   ProgressOrphans progress;
@@ -70,7 +70,7 @@ STRIDER_EXPORT int MPI_Waitall(int count, MPI_Request requests_[], MPI_Status st
 
 STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
                                MPI_Status statuses[]) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Testall));
   ProgressOrphans progress;
@@ -84,7 +84,7 @@ STRIDER_EXPORT int MPI_Testall(int count, MPI_Request requests_[], int* flag,
 }
 
 STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitany));
   ProgressOrphans progress;
@@ -106,7 +106,7 @@ STRIDER_EXPORT int MPI_Waitany(int count, MPI_Request requests_[], int* index, M
 
 STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, int* flag,
                                MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Testany));
   ProgressOrphans progress;
@@ -130,7 +130,7 @@ STRIDER_EXPORT int MPI_Testany(int count, MPI_Request requests_[], int* index, i
 
 STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Waitsome));
   ProgressOrphans progress;
@@ -144,7 +144,7 @@ STRIDER_EXPORT int MPI_Waitsome(int incount, MPI_Request requests_[], int* outco
 
 STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outcount, int indices[],
                                 MPI_Status statuses[]) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const runtime::Timed timed(runtime::Phase::Completion);
   const auto next = timed_mpi(STRIDER_NEXT(MPI_Testsome));
   ProgressOrphans progress;
@@ -157,7 +157,7 @@ STRIDER_EXPORT int MPI_Testsome(int incount, MPI_Request requests_[], int* outco
 }
 
 STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Request_get_status);
   if (request == MPI_REQUEST_NULL || requests().empty()) return next(request, flag, status);
   strider::calls::Claimed claimed(1, &request);
@@ -172,7 +172,7 @@ STRIDER_EXPORT int MPI_Request_get_status(MPI_Request request, int* flag, MPI_St
 // when it sees it done (the application can no longer ask). A served persistent request's wire
 // is dropped with it (calls/persistent_p2p.hpp).
 STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Request_free);
   if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
   if (int rc = MPI_SUCCESS; strider::calls::free_persistent(request, rc)) return rc;
@@ -188,7 +188,7 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
 // may); a request Strider does not track may be a send, whose cancel would leave a gap in the
 // numbering the offers rely on (offers/protocol.hpp).
 STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Cancel);
   if (request == nullptr || *request == MPI_REQUEST_NULL) return next(request);
   switch (requests().cancel_verdict(*request)) {

@@ -14,27 +14,27 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Send_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                               int tag, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Send_c), buf, count, type, dest, tag, comm);
 }
 
 STRIDER_EXPORT int MPI_Ssend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                                int tag, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Ssend_c), buf, count, type, dest, tag,
                                        comm);
 }
 
 STRIDER_EXPORT int MPI_Rsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                                int tag, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Rsend_c), buf, count, type, dest, tag,
                                        comm);
 }
 
 STRIDER_EXPORT int MPI_Bsend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                                int tag, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Bsend_c), buf, count, type, dest, tag,
                                        comm);
 }
@@ -53,7 +53,7 @@ STRIDER_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype t
 
 STRIDER_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,
                               MPI_Comm comm, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::recv(STRIDER_NEXT(MPI_Recv_c),
                               strider::calls::posted_receive(STRIDER_NEXT(MPI_Irecv_c)), buf, count,
                               type, source, tag, comm, status);
@@ -67,13 +67,13 @@ STRIDER_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype type, in
 
 STRIDER_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
                                MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::mrecv(STRIDER_NEXT(MPI_Mrecv_c), buf, count, type, message, status);
 }
 
 STRIDER_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype type, MPI_Message* message,
                                 MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::imrecv(STRIDER_NEXT(MPI_Imrecv_c), buf, count, type, message, request);
 }
 
@@ -81,7 +81,7 @@ STRIDER_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_
                                   int dest, int sendtag, void* recvbuf, MPI_Count recvcount,
                                   MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
                                   MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::sendrecv(
       STRIDER_NEXT(MPI_Sendrecv_c), strider::calls::posted_receive(STRIDER_NEXT(MPI_Irecv_c)),
       STRIDER_NEXT(MPI_Send_c), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -91,7 +91,7 @@ STRIDER_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_
 STRIDER_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype type, int dest,
                                           int sendtag, int source, int recvtag, MPI_Comm comm,
                                           MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::sendrecv_replace(STRIDER_NEXT(MPI_Sendrecv_replace_c),
                                           STRIDER_NEXT(MPI_Sendrecv_c), buf, count, type, dest,
                                           sendtag, source, recvtag, comm, status);

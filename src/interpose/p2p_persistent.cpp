@@ -15,7 +15,7 @@ using strider::transfer::ProgressOrphans;
 
 STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                  int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Send_init), "MPI_Send_init",
                                               "MPI_Isend", buf, count, datatype, dest, tag, comm,
@@ -24,7 +24,7 @@ STRIDER_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype dataty
 
 STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Bsend_init), "MPI_Bsend_init",
                                               "MPI_Ibsend", buf, count, datatype, dest, tag, comm,
@@ -33,7 +33,7 @@ STRIDER_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Ssend_init), "MPI_Ssend_init",
                                               "MPI_Issend", buf, count, datatype, dest, tag, comm,
@@ -42,7 +42,7 @@ STRIDER_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest,
                                   int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Rsend_init), "MPI_Rsend_init",
                                               "MPI_Irsend", buf, count, datatype, dest, tag, comm,
@@ -51,7 +51,7 @@ STRIDER_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datat
 
 STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                  MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_recv_init(STRIDER_NEXT(MPI_Recv_init), "MPI_Recv_init",
                                               "MPI_Irecv", buf, count, datatype, source, tag, comm,
@@ -59,7 +59,7 @@ STRIDER_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, in
 }
 
 STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   ProgressOrphans progress;
   return strider::calls::start_persistent(1, request,
@@ -67,7 +67,7 @@ STRIDER_EXPORT int MPI_Start(MPI_Request* request) {
 }
 
 STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const strider::runtime::Timed timed(strider::runtime::Phase::Startall);
   ProgressOrphans progress;
   return strider::calls::start_persistent(
@@ -78,7 +78,7 @@ STRIDER_EXPORT int MPI_Startall(int count, MPI_Request requests_[]) {
 
 STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                    int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Send_init_c), "MPI_Send_init_c",
                                               "MPI_Isend_c", buf, count, datatype, dest, tag, comm,
@@ -87,7 +87,7 @@ STRIDER_EXPORT int MPI_Send_init_c(const void* buf, MPI_Count count, MPI_Datatyp
 
 STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Bsend_init_c), "MPI_Bsend_init_c",
                                               "MPI_Ibsend_c", buf, count, datatype, dest, tag, comm,
@@ -96,7 +96,7 @@ STRIDER_EXPORT int MPI_Bsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Ssend_init_c), "MPI_Ssend_init_c",
                                               "MPI_Issend_c", buf, count, datatype, dest, tag, comm,
@@ -105,7 +105,7 @@ STRIDER_EXPORT int MPI_Ssend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Datatype datatype,
                                     int dest, int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_send_init(STRIDER_NEXT(MPI_Rsend_init_c), "MPI_Rsend_init_c",
                                               "MPI_Irsend_c", buf, count, datatype, dest, tag, comm,
@@ -114,7 +114,7 @@ STRIDER_EXPORT int MPI_Rsend_init_c(const void* buf, MPI_Count count, MPI_Dataty
 
 STRIDER_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source,
                                    int tag, MPI_Comm comm, MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::persistent_recv_init(STRIDER_NEXT(MPI_Recv_init_c), "MPI_Recv_init_c",
                                               "MPI_Irecv_c", buf, count, datatype, source, tag,

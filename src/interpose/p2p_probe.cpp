@@ -13,7 +13,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message,
                               MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   if (!strider::offers::active(comm))
     return STRIDER_NEXT(MPI_Mprobe)(source, tag, comm, message, status);
   strider::calls::Status st(status);
@@ -26,7 +26,7 @@ STRIDER_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* m
 
 STRIDER_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                                MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   if (!strider::offers::active(comm)) {
     return STRIDER_NEXT(MPI_Improbe)(source, tag, comm, flag, message, status);
   }

@@ -13,7 +13,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag,
                             MPI_Comm comm, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::recv(STRIDER_NEXT(MPI_Recv),
                               strider::calls::posted_receive(STRIDER_NEXT(MPI_Irecv)), buf, count,
                               type, source, tag, comm, status);
@@ -27,12 +27,12 @@ STRIDER_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source
 
 STRIDER_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
                              MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::mrecv(STRIDER_NEXT(MPI_Mrecv), buf, count, type, message, status);
 }
 
 STRIDER_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message,
                               MPI_Request* request) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::imrecv(STRIDER_NEXT(MPI_Imrecv), buf, count, type, message, request);
 }

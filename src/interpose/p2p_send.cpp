@@ -13,25 +13,25 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                             MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Send), buf, count, type, dest, tag, comm);
 }
 
 STRIDER_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                              MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Ssend), buf, count, type, dest, tag, comm);
 }
 
 STRIDER_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                              MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Rsend), buf, count, type, dest, tag, comm);
 }
 
 STRIDER_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                              MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::blocking_send(STRIDER_NEXT(MPI_Bsend), buf, count, type, dest, tag, comm);
 }
 

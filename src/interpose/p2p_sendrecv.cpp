@@ -11,7 +11,7 @@ using namespace strider::transfer;
 STRIDER_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
                                 int sendtag, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                 int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::sendrecv(
       STRIDER_NEXT(MPI_Sendrecv), strider::calls::posted_receive(STRIDER_NEXT(MPI_Irecv)),
       STRIDER_NEXT(MPI_Send), sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
@@ -21,7 +21,7 @@ STRIDER_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype
 STRIDER_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype type, int dest,
                                         int sendtag, int source, int recvtag, MPI_Comm comm,
                                         MPI_Status* status) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   return strider::calls::sendrecv_replace(STRIDER_NEXT(MPI_Sendrecv_replace),
                                           STRIDER_NEXT(MPI_Sendrecv), buf, count, type, dest,
                                           sendtag, source, recvtag, comm, status);

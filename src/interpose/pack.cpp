@@ -62,7 +62,7 @@ using namespace strider::transfer;
 
 STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf,
                             int outsize, int* position, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Pack);
   auto call = classify(datatype, incount, inbuf, outbuf, outsize, position, comm);
   if (!call || (!call->gpu && !host_engine_serves(*call->object.plan))) {
@@ -78,7 +78,7 @@ STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatyp
 
 STRIDER_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void* outbuf,
                               int outcount, MPI_Datatype datatype, MPI_Comm comm) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Unpack);
   auto call = classify(datatype, outcount, outbuf, inbuf, insize, position, comm);
   if (!call || (!call->gpu && !host_engine_serves(*call->object.plan))) {

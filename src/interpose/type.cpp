@@ -10,14 +10,14 @@
 using strider::transfer::settings;
 
 STRIDER_EXPORT int MPI_Type_commit(MPI_Datatype* type) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   const int rc = STRIDER_NEXT(MPI_Type_commit)(type);
   if (rc == MPI_SUCCESS && !settings().disabled) strider::transfer::on_commit(*type);
   return rc;
 }
 
 STRIDER_EXPORT int MPI_Type_free(MPI_Datatype* type) {
-  strider::calls::flush_deferred_sends();
+  const strider::calls::EntryCall entry;
   if (!settings().disabled && type != nullptr) strider::transfer::on_free(*type);
   return STRIDER_NEXT(MPI_Type_free)(type);
 }

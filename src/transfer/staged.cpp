@@ -46,9 +46,24 @@ int cuda_failure(MPI_Comm comm, const std::string& error) {
 
 }  // namespace
 
+namespace {
+thread_local HeldErrorHandlers* innermost_holder = nullptr;
+}  // namespace
+
+HeldErrorHandlers::HeldErrorHandlers() : outer_(innermost_holder) { innermost_holder = this; }
+HeldErrorHandlers::~HeldErrorHandlers() { innermost_holder = outer_; }
+
+void call_error_handlers(const std::vector<HeldError>& errors) {
+  for (const HeldError& e : errors) PMPI_Comm_call_errhandler(e.comm, e.code);
+}
+
 int report_error(MPI_Comm comm, const char* what, const std::string& detail) {
   runtime::log(runtime::LogLevel::Error, "%s failed: %s", what, detail.c_str());
-  PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+  if (innermost_holder) {
+    innermost_holder->held_.push_back({comm, MPI_ERR_OTHER});
+  } else {
+    PMPI_Comm_call_errhandler(comm, MPI_ERR_OTHER);
+  }
   return MPI_ERR_OTHER;
 }
 

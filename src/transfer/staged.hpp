@@ -7,6 +7,8 @@
 #include <mpi.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "plan/decode.hpp"
 #include "runtime/memory_kind.hpp"
@@ -25,7 +27,36 @@ int staged_unpack(UnpackFn next, const decode::Bounds& bounds, const std::byte* 
                   runtime::MemoryKind packed_kind, int insize, int* position,
                   const runtime::BufferView& user, int count, MPI_Datatype type, MPI_Comm comm);
 
-// Reports a failure of Strider's own machinery through the communicator's error handler.
+// Reports a failure of Strider's own machinery through the communicator's error handler, or,
+// while this thread holds the handlers (HeldErrorHandlers), logs it and keeps it for the holder.
 int report_error(MPI_Comm comm, const char* what, const std::string& detail);
+
+// An error report kept while the handlers were held.
+struct HeldError {
+  MPI_Comm comm = MPI_COMM_NULL;
+  int code = MPI_SUCCESS;
+};
+
+// While one lives, report_error on this thread calls no error handler and keeps the report in
+// the innermost one instead. A flush of deferred sends holds them (calls/deferred_sends.hpp): a
+// handler may send, and must not overtake the sends the flush has still to start; and the
+// progress thread's reports reach the application's thread.
+class HeldErrorHandlers {
+ public:
+  HeldErrorHandlers();
+  ~HeldErrorHandlers();
+  HeldErrorHandlers(const HeldErrorHandlers&) = delete;
+  HeldErrorHandlers& operator=(const HeldErrorHandlers&) = delete;
+  // The reports kept so far, in the order they were made (the holder keeps none after).
+  std::vector<HeldError> take() { return std::move(held_); }
+
+ private:
+  friend int report_error(MPI_Comm, const char*, const std::string&);
+  std::vector<HeldError> held_;
+  HeldErrorHandlers* outer_ = nullptr;
+};
+
+// Calls the error handler of each report's communicator, in order.
+void call_error_handlers(const std::vector<HeldError>& errors);
 
 }  // namespace strider::transfer

@@ -389,5 +389,48 @@ TEST(DeferredSends, TypeFreedBeforeTheFlush) {
   }
 }
 
+// The request of the send posted by send_from_delete.
+MPI_Request callback_send = MPI_REQUEST_NULL;
+
+// An attribute's delete function that sends the attribute (a buffer) to rank 1 as one element of
+// the type its extra state points to.
+int send_from_delete(MPI_Comm comm, int, void* buffer, void* type) {
+  return MPI_Isend(buffer, 1, *static_cast<MPI_Datatype*>(type), 1, 60, comm, &callback_send);
+}
+
+// A send posted from a callback the MPI runs inside another call (here an attribute's delete
+// function, inside MPI_Comm_delete_attr) is packed and started at once: no flush would come
+// before the outer call returns, and a call that blocks after its callbacks ran (a collective
+// that copies attributes first) would wait on it.
+TEST(DeferredSends, SendFromACallbackIsNotDeferred) {
+  if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
+  Strided t;
+  if (world_rank() == 0) {
+    std::vector<int> s = source(10);
+    int key = MPI_KEYVAL_INVALID;
+    ASSERT_EQ(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, send_from_delete, &key, &t.type),
+              MPI_SUCCESS);
+    ASSERT_EQ(MPI_Comm_set_attr(MPI_COMM_WORLD, key, s.data()), MPI_SUCCESS);
+    {
+      const DeferredCount none(0);
+      ASSERT_EQ(MPI_Comm_delete_attr(MPI_COMM_WORLD, key), MPI_SUCCESS);
+    }
+    ASSERT_NE(callback_send, MPI_REQUEST_NULL);
+    ASSERT_EQ(MPI_Wait(&callback_send, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    MPI_Comm_free_keyval(&key);
+    // The same send from the application's own code is deferred, as before.
+    const DeferredCount one(1);
+    MPI_Request r;
+    ASSERT_EQ(MPI_Isend(s.data(), 1, t.type, 1, 61, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    ASSERT_EQ(MPI_Wait(&r, MPI_STATUS_IGNORE), MPI_SUCCESS);
+  } else {
+    for (int tag : {60, 61}) {
+      std::vector<int> got(kInts, -1);
+      MPI_Recv(got.data(), kInts, MPI_INT, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      EXPECT_EQ(got, arrived_as(10));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace strider::testing

@@ -6,7 +6,7 @@
 // host buffers with STRIDER_P2P_HOST=pack; run under MPI_THREAD_SINGLE (the thread runs where
 // Strider asks the MPI for MPI_THREAD_SERIALIZED: MPICH) with and without same-node offers, under
 // MPI_THREAD_SERIALIZED (the thread runs on every MPI), with the thread off, and under
-// MPI_THREAD_MULTIPLE (nothing deferred: the sends go at once).
+// MPI_THREAD_MULTIPLE (nothing deferred: the sends go at once, and only the counts are checked).
 #include <gtest/gtest.h>
 #include <sched.h>
 
@@ -129,11 +129,16 @@ class ProgressThread : public WorldCommTest {
                   MPI_SUCCESS);
       }
       const bool waits = deferring() && !thread_runs();
-      // No MPI call from here until the receiver has everything, or the limit passed.
-      const bool arrived = received.reaches(n, std::chrono::milliseconds(waits ? 300 : 30000));
+      // No MPI call from here until the receiver has everything, or the limit passed. Where
+      // nothing is deferred the sends are the MPI's from the start, and whether they reach the
+      // receiver without another call of the sender's is the MPI's own progress (Open MPI's
+      // shared-memory transport, under MPI_THREAD_MULTIPLE on a loaded machine, once did not
+      // within 30 s): not checked.
+      const auto limit = std::chrono::milliseconds(waits ? 300 : deferring() ? 30000 : 3000);
+      const bool arrived = received.reaches(n, limit);
       if (waits) {
         EXPECT_FALSE(arrived) << "deferred sends started with no MPI call and no thread";
-      } else {
+      } else if (deferring()) {
         EXPECT_TRUE(arrived) << "the receiver did not get the sends while the sender computed";
       }
       ASSERT_EQ(MPI_Waitall(n, requests.data(), MPI_STATUSES_IGNORE), MPI_SUCCESS);
