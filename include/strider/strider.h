@@ -72,6 +72,8 @@ typedef struct strider_stats {
   uint64_t deferred_flushes;  /* MPI calls that packed and started deferred sends */
   uint64_t progress_flushes;  /* flushes of deferred sends made by Strider's progress thread
                                  while the application made no MPI call (STRIDER_PROGRESS_US) */
+  uint64_t receives_early;    /* receives unpacked in the wave of a completion call made for
+                                 another request, and reported by a later one (docs/bursts.md) */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -1,5 +1,6 @@
 #include "calls/completion.hpp"
 
+#include "calls/early_arrivals.hpp"
 #include "offers/protocol.hpp"
 #include "runtime/profile.hpp"
 
@@ -44,9 +45,20 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
     statuses.push_back(status);
     errors.push_back(mpi_rc == MPI_ERR_IN_STATUS ? status->MPI_ERROR : mpi_rc);
   }
+  if (ins.empty()) return;
+  // The receives of later completion calls that have arrived too join the wave.
+  std::vector<EarlyArrival> early = collect_arrivals();
+  for (EarlyArrival& a : early) {
+    ins.push_back(a.op->incoming());
+    statuses.push_back(&a.status);
+    errors.push_back(MPI_SUCCESS);
+  }
   offers::settle_wave(ins, statuses, errors);
-  const runtime::Timed timed(runtime::Phase::UnpackWave);
-  transfer::unpack_wave(ins, statuses, errors);
+  {
+    const runtime::Timed timed(runtime::Phase::UnpackWave);
+    transfer::unpack_wave(ins, statuses, errors);
+  }
+  keep_arrivals(early);
 }
 
 int Claimed::observe_complete(int i, MPI_Status& status) {
@@ -64,6 +76,7 @@ Claimed::~Claimed() {
 }
 
 int finish_one(Claimed& claimed, int i, MPI_Status& status, int rc) {
+  claimed.unpack_wave({{i, &status}}, rc);  // a receive: with those arrived for later calls
   const int e = claimed.finish(i, status, rc);
   return rc != MPI_SUCCESS ? rc : e;
 }

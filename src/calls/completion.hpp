@@ -61,8 +61,9 @@ class Claimed {
   int observe_complete(int i, MPI_Status& status);
 
   // The receives among the requests that completed (`done`: request index and its status)
-  // unpacked as one arrival wave where they can be (transfer/wire.hpp unpack_wave); `mpi_rc`
-  // is what the MPI returned.
+  // unpacked as one arrival wave where they can be (transfer/wire.hpp unpack_wave), with the
+  // receives of later calls that have arrived too (early_arrivals.hpp); `mpi_rc` is what the MPI
+  // returned.
   void unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, int mpi_rc);
 
   // Puts back what did not complete (the request is still live).

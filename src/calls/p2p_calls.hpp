@@ -9,6 +9,7 @@
 
 #include "calls/completion.hpp"
 #include "calls/deferred_sends.hpp"
+#include "calls/early_arrivals.hpp"
 #include "calls/p2p_operations.hpp"
 #include "calls/posted_receive.hpp"
 #include "offers/protocol.hpp"
@@ -163,7 +164,9 @@ int nonblocking_receive(const transfer::Object& object, const transfer::Peer& pe
   }
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
   if (offering) offers::publish(in);
-  transfer::requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
+  auto op = std::make_unique<ReceiveOperation>(std::move(in));
+  if (!offering) note_posted(*request, op.get());  // an offer's data needs no unpack
+  transfer::requests().track(*request, std::move(op));
   return MPI_SUCCESS;
 }
 

@@ -25,6 +25,9 @@ class ReceiveOperation final : public transfer::Operation {
   bool cancel_at_finalize() const override { return true; }
   bool may_cancel() override;
   transfer::Incoming* incoming() override { return &in_; }
+  // Whether its data may be unpacked in another completion call's wave (early_arrivals.hpp):
+  // not yet unpacked.
+  bool may_join_early() const { return !in_.unpacked; }
 
  private:
   transfer::Incoming in_;

@@ -75,6 +75,7 @@ void collect_stats(strider_stats* out) {
   out->sends_deferred = c.sends_deferred.load();
   out->deferred_flushes = c.deferred_flushes.load();
   out->progress_flushes = c.progress_flushes.load();
+  out->receives_early = c.receives_early.load();
 }
 
 }  // namespace

@@ -47,6 +47,7 @@ struct Counters {
   std::atomic<std::uint64_t> sends_deferred{0};     // nonblocking sends packed at a later call
   std::atomic<std::uint64_t> deferred_flushes{0};   // calls that packed and started them
   std::atomic<std::uint64_t> progress_flushes{0};   // of those, the progress thread's
+  std::atomic<std::uint64_t> receives_early{0};     // completed in another's wave (early_arrivals)
 };
 
 Counters& counters();
