@@ -48,17 +48,15 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
   if (ins.empty()) return;
   // The receives of later completion calls that have arrived too join the wave.
   std::vector<EarlyArrival> early = collect_arrivals();
+  const ArrivalsBack back(early);
   for (EarlyArrival& a : early) {
     ins.push_back(a.op->incoming());
     statuses.push_back(&a.status);
     errors.push_back(MPI_SUCCESS);
   }
   offers::settle_wave(ins, statuses, errors);
-  {
-    const runtime::Timed timed(runtime::Phase::UnpackWave);
-    transfer::unpack_wave(ins, statuses, errors);
-  }
-  keep_arrivals(early);
+  const runtime::Timed timed(runtime::Phase::UnpackWave);
+  transfer::unpack_wave(ins, statuses, errors);
 }
 
 int Claimed::observe_complete(int i, MPI_Status& status) {
@@ -76,7 +74,8 @@ Claimed::~Claimed() {
 }
 
 int finish_one(Claimed& claimed, int i, MPI_Status& status, int rc) {
-  claimed.unpack_wave({{i, &status}}, rc);  // a receive: with those arrived for later calls
+  // A receive: in a wave with those of later calls that have arrived too, where any may have.
+  if (any_noted()) claimed.unpack_wave({{i, &status}}, rc);
   const int e = claimed.finish(i, status, rc);
   return rc != MPI_SUCCESS ? rc : e;
 }

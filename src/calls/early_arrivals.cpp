@@ -1,6 +1,8 @@
 #include "calls/early_arrivals.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 
@@ -12,17 +14,22 @@
 namespace strider::calls {
 namespace {
 
-// A wave asks about this many of the oldest noted receives: each one that has not arrived costs
-// the MPI a poll of its progress.
+// A wave asks about this many noted receives: each one that has not arrived costs the MPI a poll
+// of its progress.
 constexpr std::size_t kAskedPerWave = 16;
 // Past this many noted receives not yet seen complete, further ones are not noted.
 constexpr std::size_t kMaxNoted = 4096;
 
+struct NotedReceive {
+  MPI_Request request = MPI_REQUEST_NULL;
+  std::uint64_t serial = 0;  // ReceiveOperation::serial: a handle the MPI reused names another
+};
+
 struct Noted {
   std::mutex mutex;
-  // Oldest first; an entry goes once its receive has joined a wave or is no longer tracked
-  // (completed, freed).
-  std::vector<std::pair<MPI_Request, const ReceiveOperation*>> receives;
+  // Longest waiting first: those asked about that had not arrived go to the back, so that one
+  // that never arrives (a receive posted for the end of a run) holds up no other.
+  std::vector<NotedReceive> receives;
   std::atomic<std::size_t> size{0};
 };
 
@@ -31,19 +38,41 @@ Noted& noted() {
   return *n;
 }
 
-// Whether what the MPI's status says arrived is a whole message Strider unpacks as it is: not
-// cancelled, and no more than the wire was posted for (more is a truncation, which the
+// Whether what the MPI's status says arrived is a whole message Strider unpacks as it is: no
+// error, not cancelled, and no more than the wire was posted for (more is a truncation, which the
 // completion call reports as before, unpacking nothing).
 bool arrived_whole(const transfer::Incoming& in, const MPI_Status& status) {
   int cancelled = 0, bytes = 0;
-  return PMPI_Test_cancelled(&status, &cancelled) == MPI_SUCCESS && !cancelled &&
+  return status.MPI_ERROR == MPI_SUCCESS &&
+         PMPI_Test_cancelled(&status, &cancelled) == MPI_SUCCESS && !cancelled &&
          PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes != MPI_UNDEFINED &&
          bytes <= in.post.posted;
 }
 
+// While it lives, an error the MPI finds in a request it is asked about returns to Strider
+// instead of calling MPI_COMM_WORLD's handler (MPICH reports a receive's error from
+// MPI_Request_get_status through it): the application's own completion call reports it.
+class QuietWorld {
+ public:
+  QuietWorld() {
+    if (PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_) != MPI_SUCCESS) return;
+    set_ = PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS;
+  }
+  ~QuietWorld() {
+    if (set_) PMPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
+    if (saved_ != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&saved_);
+  }
+  QuietWorld(const QuietWorld&) = delete;
+  QuietWorld& operator=(const QuietWorld&) = delete;
+
+ private:
+  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+  bool set_ = false;
+};
+
 }  // namespace
 
-void note_posted(MPI_Request request, const ReceiveOperation* op) {
+void note_posted(MPI_Request request, const ReceiveOperation& op) {
   const transfer::Requests& r = transfer::requests();
   if (!transfer::settings().bursts || !r.single_caller() || r.receives_finished_together() != 1) {
     return;
@@ -51,52 +80,59 @@ void note_posted(MPI_Request request, const ReceiveOperation* op) {
   Noted& n = noted();
   std::lock_guard lock(n.mutex);
   if (n.receives.size() >= kMaxNoted) return;
-  n.receives.emplace_back(request, op);
+  n.receives.push_back({request, op.serial()});
   n.size.store(n.receives.size(), std::memory_order_relaxed);
 }
 
+bool any_noted() { return noted().size.load(std::memory_order_relaxed) != 0; }
+
 std::vector<EarlyArrival> collect_arrivals() {
   std::vector<EarlyArrival> arrived;
+  if (!any_noted()) return arrived;
   Noted& n = noted();
-  if (n.size.load(std::memory_order_relaxed) == 0) return arrived;
+  // The ones to ask, out of the list: no lock is held while the MPI runs (its error handlers and
+  // progress may call back into Strider).
+  std::vector<NotedReceive> asked;
+  {
+    std::lock_guard lock(n.mutex);
+    const std::size_t k = std::min(kAskedPerWave, n.receives.size());
+    asked.assign(n.receives.begin(), n.receives.begin() + static_cast<std::ptrdiff_t>(k));
+    n.receives.erase(n.receives.begin(), n.receives.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  std::vector<NotedReceive> waiting;  // asked, not arrived: back to the list's end
+  {
+    const QuietWorld quiet;
+    for (const NotedReceive& e : asked) {
+      // A completion call holding it took it already; a handle the MPI reused holds another.
+      transfer::OperationPtr op = transfer::requests().take(e.request);
+      auto* receive = dynamic_cast<ReceiveOperation*>(op.get());
+      if (!receive || receive->serial() != e.serial || !receive->may_join_early()) {
+        if (op) transfer::requests().put_back(e.request, std::move(op));
+        continue;
+      }
+      int flag = 0;
+      MPI_Status status{};
+      status.MPI_ERROR = MPI_SUCCESS;
+      const bool asked_ok = PMPI_Request_get_status(e.request, &flag, &status) == MPI_SUCCESS;
+      if (asked_ok && flag && arrived_whole(*op->incoming(), status)) {
+        arrived.push_back({e.request, std::move(op), status});
+        continue;
+      }
+      transfer::requests().put_back(e.request, std::move(op));
+      if (asked_ok && !flag) waiting.push_back(e);  // complete otherwise: its own call unpacks it
+    }
+  }
   std::lock_guard lock(n.mutex);
-  std::vector<char> gone(n.receives.size(), 0);
-  std::size_t asked = 0;
-  for (std::size_t e = 0; e < n.receives.size() && asked < kAskedPerWave; ++e) {
-    const auto [request, expected] = n.receives[e];
-    // A completion call holding it took it already; a handle the MPI reused holds another.
-    transfer::OperationPtr op = transfer::requests().take(request);
-    auto* receive = dynamic_cast<ReceiveOperation*>(op.get());
-    if (!receive || receive != expected || !receive->may_join_early()) {
-      if (op) transfer::requests().put_back(request, std::move(op));
-      gone[e] = 1;
-      continue;
-    }
-    ++asked;
-    int flag = 0;
-    MPI_Status status{};
-    const bool asked_ok = PMPI_Request_get_status(request, &flag, &status) == MPI_SUCCESS;
-    if (!asked_ok || !flag || !arrived_whole(*op->incoming(), status)) {
-      transfer::requests().put_back(request, std::move(op));
-      gone[e] = flag ? 1 : 0;  // complete but not whole: its own completion call unpacks it
-      continue;
-    }
-    gone[e] = 1;
-    arrived.push_back({request, std::move(op), status});
-  }
-  std::size_t kept = 0;
-  for (std::size_t e = 0; e < n.receives.size(); ++e) {
-    if (!gone[e]) n.receives[kept++] = n.receives[e];
-  }
-  n.receives.resize(kept);
-  n.size.store(kept, std::memory_order_relaxed);
+  n.receives.insert(n.receives.end(), waiting.begin(), waiting.end());
+  n.size.store(n.receives.size(), std::memory_order_relaxed);
   return arrived;
 }
 
-void keep_arrivals(std::vector<EarlyArrival>& arrivals) {
-  for (EarlyArrival& a : arrivals) {
+ArrivalsBack::~ArrivalsBack() {
+  for (EarlyArrival& a : arrivals_) {
+    if (!a.op) continue;
+    if (a.op->incoming()->unpacked) transfer::counters().receives_early++;
     transfer::requests().put_back(a.request, std::move(a.op));
-    transfer::counters().receives_early++;
   }
 }
 

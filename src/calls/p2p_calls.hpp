@@ -164,8 +164,10 @@ int nonblocking_receive(const transfer::Object& object, const transfer::Peer& pe
   }
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
   if (offering) offers::publish(in);
+  // An offer's data needs no unpack, and a receive no wave takes gains nothing from one.
+  const bool may_join_waves = !offering && transfer::joins_waves(in);
   auto op = std::make_unique<ReceiveOperation>(std::move(in));
-  if (!offering) note_posted(*request, op.get());  // an offer's data needs no unpack
+  if (may_join_waves) note_posted(*request, *op);
   transfer::requests().track(*request, std::move(op));
   return MPI_SUCCESS;
 }

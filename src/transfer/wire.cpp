@@ -322,6 +322,10 @@ bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
 
 }  // namespace
 
+bool joins_waves(const Incoming& in) {
+  return wave_ready(in.object, in.wire, in.method, in.post.hole);
+}
+
 bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device) {
   if (copies.size() < 2) return false;
   std::string error;

@@ -154,6 +154,9 @@ int unpack_incoming(Incoming& in, MPI_Status& status, int error);
 // for complete_incoming to unpack one by one. STRIDER_BURST=0: nothing is batched.
 void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> statuses,
                  std::span<const int> errors);
+// Whether a wave's kernel may unpack `in` (a GPU object the engine serves, a wire its kernels
+// reach, no hole in device memory), should its whole object arrive.
+bool joins_waves(const Incoming& in);
 void release(Incoming& in);
 
 }  // namespace strider::transfer

@@ -1,8 +1,9 @@
 // Arrival waves (docs/bursts.md, transfer/wire.hpp unpack_wave): a burst of GPU receives of a
 // strided type completed by one Waitall, Testall loop or Waitsome loop is unpacked by one
-// kernel per completion call, with the same bytes as one by one: every element of every
-// receive right, every gap byte untouched. Run with offers off (STRIDER_SAME_NODE=0: waves take
-// receives without an offer), with STRIDER_BURST unset (waves expected) and =0 (none).
+// kernel per completion call, and one completed by a loop of Waitany or Wait in the waves of
+// earlier calls (calls/early_arrivals.hpp), with the same bytes as one by one: every element of
+// every receive right, every gap byte untouched. Run with offers off (STRIDER_SAME_NODE=0: waves
+// take receives without an offer), with STRIDER_BURST unset (waves expected) and =0 (none).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -20,7 +21,7 @@ namespace {
 
 void check_cuda(cudaError_t rc) { ASSERT_EQ(rc, cudaSuccess) << cudaGetErrorString(rc); }
 
-enum class Completion { Waitall, TestallLoop, WaitsomeLoop };
+enum class Completion { Waitall, TestallLoop, WaitsomeLoop, WaitanyLoop, WaitLoop };
 
 class UnpackWaves : public WorldCommTest {
  protected:
@@ -96,6 +97,23 @@ class UnpackWaves : public WorldCommTest {
         }
         break;
       }
+      case Completion::WaitanyLoop:
+        for (int left = n; left > 0; --left) {
+          int index = MPI_UNDEFINED;
+          MPI_Status status;
+          ASSERT_EQ(MPI_Waitany(n, requests.data(), &index, &status), MPI_SUCCESS);
+          ASSERT_NE(index, MPI_UNDEFINED);
+          EXPECT_EQ(status.MPI_TAG, index);  // message m has tag m
+          EXPECT_EQ(status.MPI_SOURCE, 0);
+        }
+        break;
+      case Completion::WaitLoop:
+        for (int m = 0; m < n; ++m) {
+          MPI_Status status;
+          ASSERT_EQ(MPI_Wait(&requests[m], &status), MPI_SUCCESS);
+          EXPECT_EQ(status.MPI_TAG, m);
+        }
+        break;
       case Completion::WaitsomeLoop: {
         int left = n;
         std::vector<int> indices(requests.size());
@@ -133,6 +151,28 @@ TEST_F(UnpackWaves, TestallAndWaitsomeKeepTheBytes) {
       if (rank_ == 1 && !bursts_on()) EXPECT_EQ(waves, 0u);
       if (HasFailure()) return;
     }
+  }
+}
+
+// Waves across completion calls (docs/bursts.md, calls/early_arrivals.hpp): a loop of Waitany or
+// Wait over a burst that has arrived unpacks the receives of later calls in an earlier call's
+// wave, with the same bytes and statuses. The first burst of each loop leaves the application's
+// last completion finishing one receive, so that the second's receives are noted.
+TEST_F(UnpackWaves, WaitanyAndWaitLoopsShareWaves) {
+  if (size_ < 2) GTEST_SKIP() << "needs two ranks";
+  for (const Completion how : {Completion::WaitanyLoop, Completion::WaitLoop}) {
+    burst(24, 100, how, 200);
+    const std::uint64_t early = stats().receives_early;
+    const std::uint64_t waves = burst(24, 100, how, 201);
+    if (rank_ == 1) {
+      if (bursts_on()) {
+        EXPECT_GT(waves, 0u) << "no call unpacked two or more receives";
+        EXPECT_GT(stats().receives_early - early, 0u) << "no receive unpacked early";
+      } else {
+        EXPECT_EQ(waves, 0u);
+      }
+    }
+    if (HasFailure()) return;
   }
 }
 
