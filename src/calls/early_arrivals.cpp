@@ -10,6 +10,7 @@
 #include "transfer/requests.hpp"
 #include "transfer/settings.hpp"
 #include "transfer/state.hpp"
+#include "transfer/wire.hpp"
 
 namespace strider::calls {
 namespace {
@@ -36,17 +37,6 @@ struct Noted {
 Noted& noted() {
   static Noted* n = new Noted;  // outlives static destruction at exit
   return *n;
-}
-
-// Whether what the MPI's status says arrived is a whole message Strider unpacks as it is: no
-// error, not cancelled, and no more than the wire was posted for (more is a truncation, which the
-// completion call reports as before, unpacking nothing).
-bool arrived_whole(const transfer::Incoming& in, const MPI_Status& status) {
-  int cancelled = 0, bytes = 0;
-  return status.MPI_ERROR == MPI_SUCCESS &&
-         PMPI_Test_cancelled(&status, &cancelled) == MPI_SUCCESS && !cancelled &&
-         PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS && bytes != MPI_UNDEFINED &&
-         bytes <= in.post.posted;
 }
 
 // While it lives, an error the MPI finds in a request it is asked about returns to Strider
@@ -114,7 +104,9 @@ std::vector<EarlyArrival> collect_arrivals() {
       MPI_Status status{};
       status.MPI_ERROR = MPI_SUCCESS;
       const bool asked_ok = PMPI_Request_get_status(e.request, &flag, &status) == MPI_SUCCESS;
-      if (asked_ok && flag && arrived_whole(*op->incoming(), status)) {
+      // Only what the wave's kernel will unpack is worth taking; any other arrival is its own
+      // call's to finish, as before.
+      if (asked_ok && flag && transfer::plain_arrival(*op->incoming(), status, status.MPI_ERROR)) {
         arrived.push_back({e.request, std::move(op), status});
         continue;
       }

@@ -32,8 +32,8 @@ struct EarlyArrival {
   transfer::OperationPtr op;
   MPI_Status status{};
 };
-// Those of the longest waiting noted receives no completion call holds that have arrived whole,
-// without an error (none where none is noted).
+// Those of the longest waiting noted receives no completion call holds that have arrived as a
+// wave's kernel unpacks them (transfer::plain_arrival; none where none is noted).
 std::vector<EarlyArrival> collect_arrivals();
 
 // Puts each arrival back under its request when it goes (counted in receives_early where its

@@ -307,8 +307,8 @@ bool wave_ready(const Object& object, const ipc::WireBuffer& wire, Method method
          !(hole && wire.memory == ipc::WireMemory::Device);
 }
 
-// Whether `in` completed plainly, as the wave's batch unpacks it: the whole object arrived in the
-// wire, with no error, cancel or truncation, and its extras (if any) settled.
+}  // namespace
+
 bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
   if (in.unpacked || error != MPI_SUCCESS || (in.extras && in.extras->unsettled()) ||
       !wave_ready(in.object, in.wire, in.method, in.post.hole)) {
@@ -319,8 +319,6 @@ bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
   return !cancelled && PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS &&
          bytes == in.object.bytes() && bytes <= in.capacity;
 }
-
-}  // namespace
 
 bool joins_waves(const Incoming& in) {
   return wave_ready(in.object, in.wire, in.method, in.post.hole);

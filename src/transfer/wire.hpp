@@ -157,6 +157,9 @@ void unpack_wave(std::span<Incoming* const> ins, std::span<MPI_Status* const> st
 // Whether a wave's kernel may unpack `in` (a GPU object the engine serves, a wire its kernels
 // reach, no hole in device memory), should its whole object arrive.
 bool joins_waves(const Incoming& in);
+// Whether `in` completed plainly, as a wave's kernel unpacks it: the whole object arrived in the
+// wire, with no error (`error`), cancel or truncation, and its extras (if any) settled.
+bool plain_arrival(const Incoming& in, const MPI_Status& status, int error);
 void release(Incoming& in);
 
 }  // namespace strider::transfer
