@@ -191,8 +191,12 @@ int start_offering(std::span<const PersistentPtr> served, MPI_Request* requests)
   std::vector<char> kept;
   {
     const runtime::Timed timed(runtime::Phase::StartWrites);
-    if (!fills.empty()) offers::fill_pending(fills, kept);
+    if (!fills.empty()) {
+      const runtime::Timed timed_fills(runtime::Phase::StartFills);
+      offers::fill_pending(fills, kept);
+    }
     std::vector<int> packed;
+    const runtime::Timed timed_packs(runtime::Phase::StartPacks);
     transfer::pack_wave(outbound, packed);
     for (std::size_t k = 0; k < outbound.size(); ++k) ready[outbound_at[k]] = packed[k];
   }

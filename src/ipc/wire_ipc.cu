@@ -8,6 +8,7 @@
 #include "ipc/wire_imports.hpp"
 #include "ipc/wire_ipc.hpp"
 #include "runtime/device_context.hpp"
+#include "runtime/profile.hpp"
 
 namespace strider::ipc {
 namespace {
@@ -51,6 +52,7 @@ std::byte* open_mapping(const WireHandle& handle, int device, std::string& error
     own = base != nullptr;  // the allocation as it is: nothing opened, nothing to close
     return base;
   }
+  const runtime::Timed timed(runtime::Phase::IpcOpen);
   cudaIpcMemHandle_t h{};
   std::memcpy(&h, handle.bytes.data(), sizeof(h));
   void* mapped = nullptr;

@@ -242,27 +242,31 @@ bool prepare_in_place(const transfer::Object& object, const Terms& terms, Pendin
   }
   transfer::AllocationBases bases{};
   std::string why;
-  for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
-    const ipc::SharedAllocation& shared = terms.layout.allocation[a];
-    std::byte* base =
-        ipc::import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
-    if (base == nullptr) {
-      // Opening a handle that fails costs tens of microseconds: not again for this receiver.
-      // This process's own handle fails only where its export was dropped from the cache
-      // (ipc/memory_export.cu), and its next receive exports it again: tried again.
-      if (f.receiver != p.world_rank) p.no_in_place.insert(f.receiver);
-      runtime::log(f.receiver != p.world_rank ? LogLevel::Info : LogLevel::Debug,
-                   "same-node writes in place to world rank %d off (its offers land in landing "
-                   "buffers): %s",
-                   f.receiver, why.c_str());
-      for (const std::byte* m : f.pinned) ipc::unpin_wire(m);
-      f.pinned.clear();
-      return false;
+  {
+    const runtime::Timed timed(runtime::Phase::ClaimImport);
+    for (std::int64_t a = 0; a < terms.layout.allocations; ++a) {
+      const ipc::SharedAllocation& shared = terms.layout.allocation[a];
+      std::byte* base =
+          ipc::import_wire(shared.handle, static_cast<std::size_t>(shared.bytes), device, why);
+      if (base == nullptr) {
+        // Opening a handle that fails costs tens of microseconds: not again for this receiver.
+        // This process's own handle fails only where its export was dropped from the cache
+        // (ipc/memory_export.cu), and its next receive exports it again: tried again.
+        if (f.receiver != p.world_rank) p.no_in_place.insert(f.receiver);
+        runtime::log(f.receiver != p.world_rank ? LogLevel::Info : LogLevel::Debug,
+                     "same-node writes in place to world rank %d off (its offers land in landing "
+                     "buffers): %s",
+                     f.receiver, why.c_str());
+        for (const std::byte* m : f.pinned) ipc::unpin_wire(m);
+        f.pinned.clear();
+        return false;
+      }
+      bases[a] = base;
+      f.pinned.push_back(base);
     }
-    bases[a] = base;
-    f.pinned.push_back(base);
   }
   if (f.pinned.empty()) return false;
+  const runtime::Timed timed_layout(runtime::Phase::ClaimLayout);
   f.to = transfer::mapped_form_of(terms.layout, bases);
   f.in_place = true;
   return true;
@@ -455,6 +459,7 @@ void fill_pending(std::span<PendingFill* const> fills, std::vector<char>& kept) 
     PendingFill& f = *fills[i];
     bool gave_up = false;
     if (!written[i]) write_one(f, gave_up);
+    const runtime::Timed timed(runtime::Phase::FillRelease);
     unmap(f);
     if (gave_up) {
       Slots::decline(f.claim);  // as data, and the receiver stops offering to this process

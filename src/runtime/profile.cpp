@@ -11,12 +11,13 @@ namespace {
 
 constexpr int kPhases = static_cast<int>(Phase::Count);
 constexpr std::array<const char*, kPhases> kNames = {
-    "isend",       "irecv",       "completion",    "mpi_completion", "start",
-    "flush",       "flush_pack",  "flush_fill",    "flush_start",    "send_init",
-    "offer_claim", "offer_wait",  "offer_publish", "offer_landing",  "offer_in_place",
-    "offer_open",  "claim_find",  "claim_map",     "classify",       "recv_prepare",
-    "recv_post",   "settle_wave", "unpack_wave",   "start_receives", "start_writes",
-    "start_sends"};
+    "isend",       "irecv",          "completion",    "mpi_completion", "start",
+    "flush",       "flush_pack",     "flush_fill",    "flush_start",    "send_init",
+    "offer_claim", "offer_wait",     "offer_publish", "offer_landing",  "offer_in_place",
+    "offer_open",  "claim_find",     "claim_map",     "claim_import",   "claim_layout",
+    "ipc_open",    "classify",       "recv_prepare",  "recv_post",      "settle_wave",
+    "unpack_wave", "start_receives", "start_writes",  "start_fills",    "fill_release",
+    "start_packs", "start_sends"};
 
 static_assert(kNames.back() != nullptr, "a name for every phase");
 

@@ -28,6 +28,9 @@ enum class Phase : int {
   OfferOpen,      // its slot opened on the board
   ClaimFind,      // a sender finding its receiver's offer on the board
   ClaimMap,       // a sender mapping what a claimed offer writes
+  ClaimImport,    // its receive buffer's allocations opened (the CUDA IPC cache)
+  ClaimLayout,    // its receive layout mapped over them
+  IpcOpen,        // a CUDA IPC handle opened (a miss of the import cache)
   Classify,       // a point-to-point buffer classified (Strider's or the MPI's, and how)
   RecvPrepare,    // a receive's wire and shape prepared
   RecvPost,       // the MPI's receive call
@@ -35,6 +38,9 @@ enum class Phase : int {
   UnpackWave,     // receives unpacked by one kernel
   StartReceives,  // MPI_Start(all) with offers: its receives counted, started and offered
   StartWrites,    // its sends' writes into offers and packs into wires (a kernel each)
+  StartFills,     // the writes into offers
+  FillRelease,    // a write's mappings let go and its slot filled
+  StartPacks,     // the packs into wires
   StartSends,     // its sends started, or their notices sent, in order
   Count
 };
