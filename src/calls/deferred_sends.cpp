@@ -68,13 +68,16 @@ class DeferredSendOperation final : public transfer::Operation {
 };
 
 struct Queue {
-  // Held across a whole flush, so that a send posted meanwhile by another thread (below
-  // MPI_THREAD_MULTIPLE only the calls any thread may make, which the wrappers leave out)
-  // cannot overtake the queue; recursive, for an error handler that calls the MPI.
+  // Held across a whole flush, so that no thread's call starts beside it (B7); recursive, for an
+  // error handler that calls the MPI.
   std::recursive_mutex flushing;
   std::mutex mutex;
   std::vector<DeferredPtr> sends;
   std::int64_t bytes = 0;
+  // Sends queued or being flushed: set when one is queued, cleared only once no send is queued
+  // and every one a flush took is started. A thread that reads it clear has had every send it
+  // posted started, whichever thread flushed them (MPI_THREAD_MULTIPLE: its next call must not
+  // overtake them, nor complete one not yet started).
   std::atomic<bool> pending{false};
   // While the progress thread runs (PostingTurn): the turns are taken, and the last post's end
   // (steady clock, ns) and current GPU are kept.
@@ -215,13 +218,18 @@ void flush(bool on_thread) {
       std::lock_guard lock(q.mutex);
       sends.swap(q.sends);
       q.bytes = 0;
-      q.pending.store(false, std::memory_order_release);
+      if (sends.empty()) q.pending.store(false, std::memory_order_release);
     }
     if (sends.empty()) return;
     const runtime::Timed timed(runtime::Phase::Flush);
     transfer::counters().deferred_flushes++;
     transfer::HeldErrorHandlers held;
     pack_and_start(sends);
+    {
+      // Every send taken is started: clear unless another thread queued one meanwhile.
+      std::lock_guard lock(q.mutex);
+      q.pending.store(!q.sends.empty(), std::memory_order_release);
+    }
     errors = held.take();
     if (on_thread && !errors.empty()) {
       // Before the lock is released: a call of the application's waits for this flush, then
@@ -276,7 +284,7 @@ DeferredPtr deferred(const transfer::Object& object, const transfer::Peer& peer,
 
 bool may_defer(const transfer::Object& object) {
   if (!STRIDER_HAVE_FLUSH_WRAPPERS || !transfer::settings().bursts || object.oversized ||
-      !object.plan->supported || !transfer::requests().single_caller() || calls_inside > 1) {
+      !object.plan->supported || calls_inside > 1) {
     return false;
   }
   return object.gpu ? transfer::gpu_engine_serves(*object.plan)
@@ -387,8 +395,8 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
 
 void flush_deferred_sends() {
   Queue& q = queue();
-  // While the progress thread runs, a flush of its may be under way with the queue already
-  // taken: the caller must not call the MPI beside it, so it waits for the lock.
+  // A flush under way (`pending` still set) is waited for. While the progress thread runs, the
+  // lock is taken even with nothing pending: the caller must not call the MPI beside its flush.
   if (!q.pending.load(std::memory_order_acquire) && !q.turns.load(std::memory_order_relaxed)) {
     return;
   }

@@ -5,9 +5,10 @@
 // a deferrable send and a receive), packs every queued send with one kernel where they share a
 // GPU and starts them in the order they were posted. The completion call that sees one complete
 // frees the MPI's request and hands back MPI_REQUEST_NULL, as for any nonblocking send.
-// Below MPI_THREAD_MULTIPLE only, with STRIDER_BURST on and the flush wrappers built. Where the
-// application then makes no MPI call for a while, the progress thread flushes instead
-// (progress_thread.hpp).
+// At every thread level, with STRIDER_BURST on and the flush wrappers built. One queue serves
+// every thread: a flush by any thread starts them all, each thread's in its order, and a call of
+// any thread waits for a flush under way (docs/bursts.md, B7). Where the application then makes
+// no MPI call for a while, the progress thread flushes instead (progress_thread.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -33,8 +34,7 @@ using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI
 
 // Whether a nonblocking send of `object`, which Strider packs, waits for the next flush: its
 // plan is Strider's own (the type, which the application may free, is not needed again), the
-// settings and thread level allow it, and it is not posted from inside another MPI call
-// (EntryCall).
+// settings allow it, and it is not posted from inside another MPI call (EntryCall).
 bool may_defer(const transfer::Object& object);
 
 // A deferrable send that takes its receiver's same-node offer (message `numbered.index`, claimed
@@ -114,8 +114,8 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet);
 // whose pack fails is not started: its completion reports the error, and its communicator's
 // error handler is called once every send is started (a handler may send). An offer its receiver
 // withdrew meanwhile: the data goes by the MPI under a request of Strider's own. Costs one load
-// when nothing is queued, and an uncontended lock while the progress thread runs (whose flush
-// the caller then waits for).
+// when nothing is queued or being flushed; a flush under way (another thread's, the progress
+// thread's) is waited for, and while the progress thread runs the lock is always taken.
 void flush_deferred_sends();
 
 }  // namespace strider::calls

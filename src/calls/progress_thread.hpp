@@ -4,9 +4,10 @@
 // progress rule of MPI-4.1 3.7.4) and communication overlaps the computation. It calls the MPI
 // only between the application's calls (deferred_sends.hpp, PostingTurn), which
 // MPI_THREAD_SERIALIZED allows: Strider asks MPICH for that level where the application asks for
-// less; on other MPIs the thread runs where the application asks for SERIALIZED itself. Off with
-// STRIDER_BURST=0 or STRIDER_PROGRESS_US=0, and under MPI_THREAD_MULTIPLE, where nothing is
-// deferred.
+// less; on other MPIs the thread runs where the application asks for SERIALIZED or MULTIPLE
+// itself. Under MPI_THREAD_MULTIPLE it is what starts a thread's sends while every other thread
+// of the application blocks in an MPI call it entered before they were queued. Off with
+// STRIDER_BURST=0 or STRIDER_PROGRESS_US=0.
 #pragma once
 
 namespace strider::calls {
@@ -17,7 +18,7 @@ namespace strider::calls {
 int thread_level_to_ask(int required);
 
 // After the MPI's initialization, which provided `provided`: starts the thread where it is wanted,
-// the level allows it (exactly MPI_THREAD_SERIALIZED) and the process may run on more than one
+// the level allows it (MPI_THREAD_SERIALIZED or MULTIPLE) and the process may run on more than one
 // CPU (the thread would otherwise take the application's).
 void start_progress_thread(int provided);
 // Before the MPI's finalization: stops and joins it (nothing where none runs).

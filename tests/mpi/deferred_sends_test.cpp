@@ -6,12 +6,10 @@
 // across tags and modes, cancel, truncation, MPI_Request_free, MPI_REQUEST_NULL after every
 // completion call. Two ranks, host buffers with STRIDER_P2P_HOST=pack; run under
 // MPI_THREAD_SINGLE without same-node offers (every send deferred) and with them (a send that
-// takes an offer is not), MPI_THREAD_MULTIPLE and STRIDER_BURST=0 (never deferred: the same
-// cases must pass).
+// takes an offer is not), MPI_THREAD_MULTIPLE (deferred, no offers) and STRIDER_BURST=0 (never
+// deferred: the same cases must pass).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <vector>
 
 #include "mpi_test_support.hpp"
@@ -21,15 +19,9 @@ namespace {
 
 constexpr int kInts = 64;  // ints per message, at stride 2 on the sender
 
-// Whether Strider should defer the sends of this run (preloaded, below MPI_THREAD_MULTIPLE,
-// STRIDER_BURST not 0).
-bool deferring() {
-  int provided = MPI_THREAD_MULTIPLE;
-  MPI_Query_thread(&provided);
-  const char* burst = std::getenv("STRIDER_BURST");
-  return strider_loaded() && provided != MPI_THREAD_MULTIPLE &&
-         !(burst && std::strcmp(burst, "0") == 0);
-}
+// Whether Strider should defer the sends of this run (preloaded, STRIDER_BURST not 0; at every
+// thread level).
+bool deferring() { return strider_loaded() && !env_is("STRIDER_BURST", "0"); }
 
 // Every other int of a buffer: a type Strider packs.
 struct Strided : StridedInts {
@@ -45,11 +37,12 @@ std::vector<int> arrived_as(int k) {
   return v;
 }
 
-// Whether same-node offers are off: a send that takes one is not deferred, and whether the
-// receiver's offer is there in time is a race.
+// Whether same-node offers are off (STRIDER_SAME_NODE=0, or MPI_THREAD_MULTIPLE): a send that
+// takes one is not deferred, and whether the receiver's offer is there in time is a race.
 bool offers_off() {
-  const char* same_node = std::getenv("STRIDER_SAME_NODE");
-  return same_node && std::strcmp(same_node, "0") == 0;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return env_is("STRIDER_SAME_NODE", "0") || provided == MPI_THREAD_MULTIPLE;
 }
 
 // Counts deferred sends over a scope and checks, at its end, that `expected` were deferred

@@ -76,6 +76,11 @@ long env_long(const char* name, long fallback) {
   return v ? std::strtol(v, nullptr, 10) : fallback;
 }
 
+bool env_is(const char* name, const char* value) {
+  const char* v = std::getenv(name);
+  return v != nullptr && std::strcmp(v, value) == 0;
+}
+
 std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
   std::uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

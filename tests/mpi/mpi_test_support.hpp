@@ -49,6 +49,8 @@ void set_p2p_host(bool pack);
 
 // Reads an integer environment variable (e.g. STRIDER_TEST_TYPES), with a default.
 long env_long(const char* name, long fallback);
+// Whether environment variable `name` is set to exactly `value`.
+bool env_is(const char* name, const char* value);
 
 // Mixes `v` into `h` (splitmix64's finalizer over a hash combine): the tests derive every
 // random choice from a run's seed (STRIDER_TEST_SEED) this way, so that all ranks compute the
