@@ -8,13 +8,16 @@
 # (halo_{after,burst0,before}_{1,2}.csv); the point-to-point forms with STRIDER_SAME_NODE=0
 # (halo_nooffers_*); bench/pingpong after and before (pingpong_*), all archived in bench.tar.gz.
 # MPS=1 runs the tests and the ranks on one GPU under an MPS daemon (CUDA_VISIBLE_DEVICES=0).
-# BENCHES may name "overlap": forms isend, waitany and persistent computing COMPUTE_US (default
+# BENCHES may name "multiple": the point-to-point forms and one Neighbor_alltoallw under
+# MPI_THREAD_MULTIPLE (mpi4py's default level; halo_multiple_*), and "overlap": forms isend,
+# waitany and persistent computing COMPUTE_US (default
 # 1000) between posting and completing, under MPI_THREAD_SERIALIZED (where the progress thread
 # runs on Open MPI), this tree with its progress thread (STRIDER_PROGRESS_US=100) and without
 # (=0), in turn (halo_overlap_{on,off}_*). NAME (default bursts) names the
 # log (NAME.txt) and archives (NAME-bench.tar.gz, NAME-extras.tar.gz), so that one device call
 # can run the script twice (say NP=4, then NP=2).
-# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong overlap"] [COMPUTE_US=1000]
+# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong multiple overlap"]
+#        [COMPUTE_US=1000]
 #        [BEFORE_PERSISTENT=0] [NAME=bursts] scripts/gpu-bursts.sh
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
@@ -51,6 +54,10 @@ for round in 1 2; do
       run "halo without offers, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
       STRIDER_SAME_NODE=0 -- $build/bench/strider_bench_halo --n 64 128 --iters 10 \
       --forms $p2p_forms --csv "$OUT/bench/halo_nooffers_${which}_$round.csv"
+    [[ $benches == *" multiple "* ]] &&
+      run "halo under MPI_THREAD_MULTIPLE, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
+      -- $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms "$p2p_forms,alltoallw" \
+      --thread multiple --csv "$OUT/bench/halo_multiple_${which}_$round.csv"
     if [[ $benches == *" overlap "* && $which != before ]]; then
       thread=on us=100
       [[ $which == burst0 ]] && thread=off us=0

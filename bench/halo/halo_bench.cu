@@ -94,8 +94,8 @@ struct Options {
   std::vector<int> global;  // global box edges, split over the ranks
   int iters = 20;
   int warmup = 3;
-  int compute_us = 0;       // computed between posting and completing the point-to-point forms
-  bool serialized = false;  // MPI_Init_thread(MPI_THREAD_SERIALIZED) instead of MPI_Init
+  int compute_us = 0;     // computed between posting and completing the point-to-point forms
+  int thread_level = -1;  // MPI_Init_thread at this level instead of MPI_Init (-1)
   std::set<std::string> forms;
   Memory memory = Memory::Device;
   std::string csv = "halo.csv";
@@ -104,7 +104,7 @@ struct Options {
 void usage(const char* argv0) {
   std::printf(
       "usage: %s [--n N...] [--global N...] [--iters I] [--warmup W] [--forms F,...]\n"
-      "          [--memory device|host] [--compute-us C] [--serialized] [--csv FILE]\n"
+      "          [--memory device|host] [--compute-us C] [--thread LEVEL] [--csv FILE]\n"
       "3D halo exchange (radius %d, %d quantities of doubles, 26 neighbours, periodic Cartesian\n"
       "communicator over all ranks) on GPU buffers, in the forms isend (Isend/Irecv of subarray\n"
       "types), pack (MPI_Pack + MPI_Neighbor_alltoallv + MPI_Unpack, TEMPI's case), alltoallw\n"
@@ -123,12 +123,20 @@ void usage(const char* argv0) {
       "  --compute-us C  forms isend, waitany and persistent compute C us (a spin, no MPI call)\n"
       "                  between posting their requests and completing them, as a code that\n"
       "                  overlaps its interior with the exchange (default 0); floor then >= C\n"
-      "  --serialized    MPI_Init_thread(MPI_THREAD_SERIALIZED) instead of MPI_Init (where\n"
-      "                  Strider's progress thread runs on Open MPI)\n"
+      "  --thread LEVEL  MPI_Init_thread at single, funneled, serialized or multiple instead of\n"
+      "                  MPI_Init (Strider's progress thread runs on Open MPI from serialized;\n"
+      "                  multiple is mpi4py's default); --serialized: --thread serialized\n"
       "  --csv FILE      CSV output (default halo.csv), written by rank 0\n"
       "Exit status: 0 done (or --memory device without a GPU: nothing measured), 1 a wrong halo\n"
       "or a CUDA error, 2 a usage error.\n",
       argv0, kRadius, kQuantities, kExchangesPerIter);
+}
+
+const char* thread_level_name(int level) {
+  if (level == MPI_THREAD_SINGLE) return "single";
+  if (level == MPI_THREAD_FUNNELED) return "funneled";
+  if (level == MPI_THREAD_SERIALIZED) return "serialized";
+  return level == MPI_THREAD_MULTIPLE ? "multiple" : "unknown";
 }
 
 // `text`, the value of option `option`, as a whole number from `lo` to `hi` into `out`; false,
@@ -159,7 +167,19 @@ int parse_args(int argc, char** argv, Options& opt) {
         return 2;
       }
     } else if (a == "--serialized") {
-      opt.serialized = true;
+      opt.thread_level = MPI_THREAD_SERIALIZED;
+    } else if (a == "--thread" && has_value) {
+      const std::string level = argv[++i];
+      const std::map<std::string, int> levels = {{"single", MPI_THREAD_SINGLE},
+                                                 {"funneled", MPI_THREAD_FUNNELED},
+                                                 {"serialized", MPI_THREAD_SERIALIZED},
+                                                 {"multiple", MPI_THREAD_MULTIPLE}};
+      const auto found = levels.find(level);
+      if (found == levels.end()) {
+        std::fprintf(stderr, "--thread wants single, funneled, serialized or multiple\n");
+        return 2;
+      }
+      opt.thread_level = found->second;
     } else if (a == "--compute-us" && has_value) {
       if (!whole_number(a, argv[++i], 0, 10000000, opt.compute_us)) return 2;
     } else if ((a == "--iters" || a == "--warmup") && has_value) {
@@ -763,9 +783,9 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted, in
 int main(int argc, char** argv) {
   Options opt;
   if (const int parsed = parse_args(argc, argv, opt); parsed != 0) return parsed == 1 ? 0 : 2;
-  if (opt.serialized) {
+  if (opt.thread_level >= 0) {
     int provided = MPI_THREAD_SINGLE;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    MPI_Init_thread(&argc, &argv, opt.thread_level, &provided);
   } else {
     MPI_Init(&argc, &argv);
   }
@@ -845,6 +865,12 @@ int main(int argc, char** argv) {
         size, dims[0], dims[1], dims[2], mem == Memory::Host ? "host" : "device", devname.c_str(),
         mpi, date.c_str(), machine.copy_bw / 1e12, machine.launch_us, opt.iters, kExchangesPerIter,
         opt.warmup);
+    if (opt.thread_level >= 0) {
+      int provided = MPI_THREAD_SINGLE;
+      MPI_Query_thread(&provided);
+      std::printf("MPI_Init_thread asked for %s, the MPI provided %s\n",
+                  thread_level_name(opt.thread_level), thread_level_name(provided));
+    }
     if (opt.compute_us > 0) {
       std::printf(
           "forms isend, waitany and persistent compute %d us between posting and "
