@@ -79,8 +79,9 @@ struct Queue {
   // posted started, whichever thread flushed them (MPI_THREAD_MULTIPLE: its next call must not
   // overtake them, nor complete one not yet started).
   std::atomic<bool> pending{false};
-  // While the progress thread runs (PostingTurn): the turns are taken, and the last post's end
-  // (steady clock, ns) and current GPU are kept.
+  // While the progress thread runs: the last post's end (steady clock, ns) and current GPU are
+  // kept, and below MPI_THREAD_MULTIPLE the posting turns are taken (PostingTurn).
+  std::atomic<bool> thread_on{false};
   std::atomic<bool> turns{false};
   std::atomic<std::int64_t> last_post{0};
   std::atomic<int> device{-1};
@@ -98,6 +99,19 @@ Queue& queue() {
 // The interposed calls this thread is inside (EntryCall, PostingTurn; on the progress thread,
 // its flush): more than one while a callback the MPI runs inside a call calls the MPI again.
 thread_local int calls_inside = 0;
+// Whether this thread is flushing: a call the MPI makes back into Strider from inside the
+// flush's MPI_Start (an error handler of the MPI's own) must not start a flush of its own, which
+// would start sends queued since before the outer flush's and clear `pending` under it.
+thread_local bool flushing_here = false;
+
+// Marks this thread as flushing while it lives.
+class FlushingHere {
+ public:
+  FlushingHere() { flushing_here = true; }
+  ~FlushingHere() { flushing_here = false; }
+  FlushingHere(const FlushingHere&) = delete;
+  FlushingHere& operator=(const FlushingHere&) = delete;
+};
 
 // The error handlers of the reports the progress thread's flushes kept, called on the
 // application's thread at its next MPI call (one load where there are none).
@@ -210,9 +224,11 @@ void pack_and_start(std::vector<DeferredPtr>& sends) {
 // their handlers are called now.
 void flush(bool on_thread) {
   Queue& q = queue();
+  if (flushing_here) return;
   std::vector<transfer::HeldError> errors;
   {
     std::lock_guard flushing(q.flushing);
+    const FlushingHere here;
     std::vector<DeferredPtr> sends;
     {
       std::lock_guard lock(q.mutex);
@@ -258,7 +274,7 @@ void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
     full = q.sends.size() >= BurstPolicy::kMaxSends || q.bytes >= BurstPolicy::kMaxBytes;
     q.pending.store(true, std::memory_order_release);
   }
-  if (q.turns.load(std::memory_order_relaxed)) {
+  if (q.thread_on.load(std::memory_order_relaxed)) {
     // Only a GPU send names a GPU: a host send's flush must not make a CUDA context.
     if (gpu) q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
     progress_posted();
@@ -285,6 +301,12 @@ DeferredPtr deferred(const transfer::Object& object, const transfer::Peer& peer,
 bool may_defer(const transfer::Object& object) {
   if (!STRIDER_HAVE_FLUSH_WRAPPERS || !transfer::settings().bursts || object.oversized ||
       !object.plan->supported || calls_inside > 1) {
+    return false;
+  }
+  // Under MPI_THREAD_MULTIPLE only while the progress thread runs: another thread of the
+  // application may block in an MPI call it entered before the send was queued, waiting for a
+  // message that needs this one, while this thread waits for it without calling the MPI (B7).
+  if (!transfer::requests().single_caller() && !queue().thread_on.load(std::memory_order_relaxed)) {
     return false;
   }
   return object.gpu ? transfer::gpu_engine_serves(*object.plan)
@@ -361,13 +383,18 @@ PostingTurn::PostingTurn() {
 }
 
 PostingTurn::~PostingTurn() {
-  if (!held_) return;
   Queue& q = queue();
-  q.last_post.store(now_ns(), std::memory_order_relaxed);
-  q.flushing.unlock();
+  if (q.thread_on.load(std::memory_order_relaxed)) {
+    q.last_post.store(now_ns(), std::memory_order_relaxed);
+  }
+  if (held_) q.flushing.unlock();
 }
 
-void take_posting_turns(bool on) { queue().turns.store(on, std::memory_order_relaxed); }
+void progress_thread_running(bool on, bool turns) {
+  Queue& q = queue();
+  q.turns.store(on && turns, std::memory_order_relaxed);
+  q.thread_on.store(on, std::memory_order_relaxed);
+}
 
 bool sends_queued() { return queue().pending.load(std::memory_order_seq_cst); }
 
@@ -395,8 +422,9 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet) {
 
 void flush_deferred_sends() {
   Queue& q = queue();
-  // A flush under way (`pending` still set) is waited for. While the progress thread runs, the
-  // lock is taken even with nothing pending: the caller must not call the MPI beside its flush.
+  // A flush under way (`pending` still set) is waited for. While the progress thread takes turns,
+  // the lock is taken even with nothing pending: the caller must not call the MPI beside its
+  // flush (below MPI_THREAD_MULTIPLE).
   if (!q.pending.load(std::memory_order_acquire) && !q.turns.load(std::memory_order_relaxed)) {
     return;
   }

@@ -5,10 +5,11 @@
 // a deferrable send and a receive), packs every queued send with one kernel where they share a
 // GPU and starts them in the order they were posted. The completion call that sees one complete
 // frees the MPI's request and hands back MPI_REQUEST_NULL, as for any nonblocking send.
-// At every thread level, with STRIDER_BURST on and the flush wrappers built. One queue serves
-// every thread: a flush by any thread starts them all, each thread's in its order, and a call of
-// any thread waits for a flush under way (docs/bursts.md, B7). Where the application then makes
-// no MPI call for a while, the progress thread flushes instead (progress_thread.hpp).
+// With STRIDER_BURST on and the flush wrappers built; under MPI_THREAD_MULTIPLE only while the
+// progress thread runs. One queue serves every thread: a flush by any thread starts them all,
+// each thread's in its order, and a call of any thread waits for a flush under way
+// (docs/bursts.md, B7). Where the application then makes no MPI call for a while, the progress
+// thread flushes instead (progress_thread.hpp).
 #pragma once
 
 #include <mpi.h>
@@ -34,7 +35,8 @@ using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI
 
 // Whether a nonblocking send of `object`, which Strider packs, waits for the next flush: its
 // plan is Strider's own (the type, which the application may free, is not needed again), the
-// settings allow it, and it is not posted from inside another MPI call (EntryCall).
+// settings allow it (and, under MPI_THREAD_MULTIPLE, the progress thread runs), and it is not
+// posted from inside another MPI call (EntryCall).
 bool may_defer(const transfer::Object& object);
 
 // A deferrable send that takes its receiver's same-node offer (message `numbered.index`, claimed
@@ -96,8 +98,11 @@ class PostingTurn {
   bool held_ = false;
 };
 
-// The posting turns taken from now on (true while the progress thread runs).
-void take_posting_turns(bool on);
+// The progress thread runs from now on (`on`) or no longer, taking posting turns (`turns`: below
+// MPI_THREAD_MULTIPLE, where it may call the MPI only between the application's calls). Under
+// MULTIPLE the thread calls the MPI beside the application and no turns are taken; sends are
+// deferred there only while it runs.
+void progress_thread_running(bool on, bool turns);
 
 // Whether sends are queued (one load).
 bool sends_queued();

@@ -5,8 +5,9 @@
 // only between the application's calls (deferred_sends.hpp, PostingTurn), which
 // MPI_THREAD_SERIALIZED allows: Strider asks MPICH for that level where the application asks for
 // less; on other MPIs the thread runs where the application asks for SERIALIZED or MULTIPLE
-// itself. Under MPI_THREAD_MULTIPLE it is what starts a thread's sends while every other thread
-// of the application blocks in an MPI call it entered before they were queued. Off with
+// itself. Under MPI_THREAD_MULTIPLE it calls the MPI beside the application, and sends are
+// deferred only while it runs: it is what starts a thread's sends while every other thread of
+// the application blocks in an MPI call it entered before they were queued. Off with
 // STRIDER_BURST=0 or STRIDER_PROGRESS_US=0.
 #pragma once
 

@@ -6,8 +6,8 @@
 // across tags and modes, cancel, truncation, MPI_Request_free, MPI_REQUEST_NULL after every
 // completion call. Two ranks, host buffers with STRIDER_P2P_HOST=pack; run under
 // MPI_THREAD_SINGLE without same-node offers (every send deferred) and with them (a send that
-// takes an offer is not), MPI_THREAD_MULTIPLE (deferred, no offers) and STRIDER_BURST=0 (never
-// deferred: the same cases must pass).
+// takes an offer is not), MPI_THREAD_MULTIPLE (deferred where the progress thread runs; no offers)
+// and STRIDER_BURST=0 (never deferred: the same cases must pass).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -19,9 +19,7 @@ namespace {
 
 constexpr int kInts = 64;  // ints per message, at stride 2 on the sender
 
-// Whether Strider should defer the sends of this run (preloaded, STRIDER_BURST not 0; at every
-// thread level).
-bool deferring() { return strider_loaded() && !env_is("STRIDER_BURST", "0"); }
+bool deferring() { return strider_defers_sends(); }
 
 // Every other int of a buffer: a type Strider packs.
 struct Strided : StridedInts {

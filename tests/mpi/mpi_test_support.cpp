@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cctype>
@@ -43,6 +44,19 @@ void WorldCommTest::SetUp() {
 void WorldCommTest::TearDown() { MPI_Comm_free(&comm_); }
 
 bool strider_loaded() { return dlsym(RTLD_DEFAULT, "strider_get_stats") != nullptr; }
+
+bool spare_cpu() {
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  return sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) > 1;
+}
+
+bool strider_defers_sends() {
+  if (!strider_loaded() || env_is("STRIDER_BURST", "0")) return false;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  return provided != MPI_THREAD_MULTIPLE || (!env_is("STRIDER_PROGRESS_US", "0") && spare_cpu());
+}
 
 strider_stats stats() {
   strider_stats s{};

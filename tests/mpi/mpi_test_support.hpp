@@ -41,6 +41,12 @@ int thread_level_asked(int fallback = MPI_THREAD_MULTIPLE);
 // Strider's counters; fails the test if libstrider is not loaded.
 strider_stats stats();
 bool strider_loaded();
+// Whether this rank may run on more than one CPU (Strider's progress thread needs one to spare).
+bool spare_cpu();
+// Whether Strider defers this run's nonblocking sends of buffers it packs (docs/bursts.md):
+// preloaded, STRIDER_BURST not 0, and below MPI_THREAD_MULTIPLE or where its progress thread
+// runs (STRIDER_PROGRESS_US not 0, a CPU to spare). Call after MPI_Init.
+bool strider_defers_sends();
 // strider_describe_type through dlsym; "" when Strider is absent or the type unknown.
 std::string describe(MPI_Datatype type);
 // strider_set_p2p_host through dlsym: host buffers of point-to-point calls packed by Strider

@@ -8,7 +8,6 @@
 // MPI_THREAD_SERIALIZED and MPI_THREAD_MULTIPLE (the thread runs on every MPI), and with the
 // thread off.
 #include <gtest/gtest.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,15 +23,7 @@ namespace {
 constexpr int kInts = 64;  // ints per message, at stride 2 on the sender
 constexpr int kTag = 31;
 
-// Whether Strider defers this run's sends (preloaded, bursts on; at every thread level).
-bool deferring() { return strider_loaded() && !env_is("STRIDER_BURST", "0"); }
-
-// Whether this rank may run on more than one CPU (the thread needs one to spare).
-bool spare_cpu() {
-  cpu_set_t cpus;
-  CPU_ZERO(&cpus);
-  return sched_getaffinity(0, sizeof cpus, &cpus) != 0 || CPU_COUNT(&cpus) > 1;
-}
+bool deferring() { return strider_defers_sends(); }
 
 // Whether Strider's progress thread runs: deferring, not turned off, the MPI provided
 // MPI_THREAD_SERIALIZED (asked for by Strider on MPICH, by the test where
