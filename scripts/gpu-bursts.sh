@@ -9,7 +9,8 @@
 # (halo_nooffers_*); bench/pingpong after and before (pingpong_*), all archived in bench.tar.gz.
 # MPS=1 runs the tests and the ranks on one GPU under an MPS daemon (CUDA_VISIBLE_DEVICES=0).
 # BENCHES may name "multiple": the point-to-point forms and one Neighbor_alltoallw under
-# MPI_THREAD_MULTIPLE (mpi4py's default level; halo_multiple_*), and "overlap": forms isend,
+# MPI_THREAD_MULTIPLE (mpi4py's default level; ranks unbound, so that Strider's progress thread,
+# without which nothing is deferred there, has a CPU; halo_multiple_*), and "overlap": forms isend,
 # waitany and persistent computing COMPUTE_US (default
 # 1000) between posting and completing, under MPI_THREAD_SERIALIZED (where the progress thread
 # runs on Open MPI), this tree with its progress thread (STRIDER_PROGRESS_US=100) and without
@@ -54,7 +55,8 @@ for round in 1 2; do
       run "halo without offers, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
       STRIDER_SAME_NODE=0 -- $build/bench/strider_bench_halo --n 64 128 --iters 10 \
       --forms $p2p_forms --csv "$OUT/bench/halo_nooffers_${which}_$round.csv"
-    [[ $benches == *" multiple "* ]] &&
+    # Unbound ranks: under MULTIPLE sends are deferred only where the progress thread has a CPU.
+    [[ $benches == *" multiple "* ]] && MPIRUN_FLAGS="${MPIRUN_FLAGS:-} --bind-to none" \
       run "halo under MPI_THREAD_MULTIPLE, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
       -- $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms "$p2p_forms,alltoallw" \
       --thread multiple --csv "$OUT/bench/halo_multiple_${which}_$round.csv"

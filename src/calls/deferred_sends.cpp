@@ -266,6 +266,14 @@ void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
   transfer::requests().track(*request, std::make_unique<DeferredSendOperation>(send));
   transfer::counters().sends_deferred++;
   Queue& q = queue();
+  const bool thread_on = q.thread_on.load(std::memory_order_relaxed);
+  if (thread_on) {
+    // Before the send is seen queued: under MPI_THREAD_MULTIPLE no posting turn keeps the thread
+    // from flushing meanwhile, and a stale post date would have it flush a burst's first send
+    // alone. Only a GPU send names a GPU: a host send's flush must not make a CUDA context.
+    q.last_post.store(now_ns(), std::memory_order_relaxed);
+    if (gpu) q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
+  }
   bool full = false;
   {
     std::lock_guard lock(q.mutex);
@@ -274,11 +282,7 @@ void enqueue(DeferredPtr send, std::int64_t bytes, MPI_Request* request) {
     full = q.sends.size() >= BurstPolicy::kMaxSends || q.bytes >= BurstPolicy::kMaxBytes;
     q.pending.store(true, std::memory_order_release);
   }
-  if (q.thread_on.load(std::memory_order_relaxed)) {
-    // Only a GPU send names a GPU: a host send's flush must not make a CUDA context.
-    if (gpu) q.device.store(engine::cuda::current_device(), std::memory_order_relaxed);
-    progress_posted();
-  }
+  if (thread_on) progress_posted();
   if (full) flush_deferred_sends();
 }
 

@@ -80,12 +80,13 @@ class EntryCall {
   CallCount count_;  // first: counted before the flush, and uncounted however it ends
 };
 
-// Held, while the progress thread runs, by the calls that post without flushing first (a
-// deferrable send, a receive, Strider's own API): the thread calls the MPI only between the
-// application's calls, as MPI_THREAD_SERIALIZED asks. Every other entry point flushes first,
-// and after that nothing is queued for the thread to start until the next post. Its end dates
-// the application's last post, from which the thread counts a quiet spell. Counted on this
-// thread as an EntryCall is.
+// Taken by the calls that post without flushing first (a deferrable send, a receive, Strider's
+// own API). Below MPI_THREAD_MULTIPLE, while the progress thread runs, it holds the queue's lock
+// for the call: the thread calls the MPI only between the application's calls, as
+// MPI_THREAD_SERIALIZED asks (every other entry point flushes first, and after that nothing is
+// queued for the thread to start until the next post); under MULTIPLE it holds nothing. While
+// the thread runs, its end dates the application's last post, from which the thread counts a
+// quiet spell. Counted on this thread as an EntryCall is.
 class PostingTurn {
  public:
   PostingTurn();
@@ -120,7 +121,8 @@ std::chrono::nanoseconds flush_if_quiet(std::chrono::nanoseconds quiet);
 // error handler is called once every send is started (a handler may send). An offer its receiver
 // withdrew meanwhile: the data goes by the MPI under a request of Strider's own. Costs one load
 // when nothing is queued or being flushed; a flush under way (another thread's, the progress
-// thread's) is waited for, and while the progress thread runs the lock is always taken.
+// thread's) is waited for, and below MPI_THREAD_MULTIPLE, while the progress thread runs, the
+// lock is always taken.
 void flush_deferred_sends();
 
 }  // namespace strider::calls
