@@ -80,9 +80,8 @@ struct Queue {
   // overtake them, nor complete one not yet started).
   std::atomic<bool> pending{false};
   // While the progress thread runs: the last post's end (steady clock, ns) and current GPU are
-  // kept, and below MPI_THREAD_MULTIPLE the posting turns are taken (PostingTurn).
+  // kept, and below MPI_THREAD_MULTIPLE the posting turns are taken (takes_turns, PostingTurn).
   std::atomic<bool> thread_on{false};
-  std::atomic<bool> turns{false};
   std::atomic<std::int64_t> last_post{0};
   std::atomic<int> device{-1};
   // The error reports of the progress thread's flushes, for the application's next call.
@@ -94,6 +93,12 @@ struct Queue {
 Queue& queue() {
   static Queue* q = new Queue;  // outlives static destruction at exit
   return *q;
+}
+
+// Whether posting calls take turns with the progress thread: while it runs, below
+// MPI_THREAD_MULTIPLE, where it may call the MPI only between the application's calls.
+bool takes_turns(const Queue& q) {
+  return q.thread_on.load(std::memory_order_relaxed) && transfer::requests().single_caller();
 }
 
 // The interposed calls this thread is inside (EntryCall, PostingTurn; on the progress thread,
@@ -379,7 +384,7 @@ EntryCall::EntryCall() {
 
 PostingTurn::PostingTurn() {
   Queue& q = queue();
-  if (q.turns.load(std::memory_order_relaxed)) {
+  if (takes_turns(q)) {
     q.flushing.lock();  // after a flush of the progress thread's under way
     held_ = true;
   }
@@ -394,11 +399,7 @@ PostingTurn::~PostingTurn() {
   if (held_) q.flushing.unlock();
 }
 
-void progress_thread_running(bool on, bool turns) {
-  Queue& q = queue();
-  q.turns.store(on && turns, std::memory_order_relaxed);
-  q.thread_on.store(on, std::memory_order_relaxed);
-}
+void progress_thread_running(bool on) { queue().thread_on.store(on, std::memory_order_relaxed); }
 
 bool sends_queued() { return queue().pending.load(std::memory_order_seq_cst); }
 
@@ -429,7 +430,7 @@ void flush_deferred_sends() {
   // A flush under way (`pending` still set) is waited for. While the progress thread takes turns,
   // the lock is taken even with nothing pending: the caller must not call the MPI beside its
   // flush (below MPI_THREAD_MULTIPLE).
-  if (!q.pending.load(std::memory_order_acquire) && !q.turns.load(std::memory_order_relaxed)) {
+  if (!q.pending.load(std::memory_order_acquire) && !takes_turns(q)) {
     return;
   }
   flush(false);

@@ -99,11 +99,10 @@ class PostingTurn {
   bool held_ = false;
 };
 
-// The progress thread runs from now on (`on`) or no longer, taking posting turns (`turns`: below
-// MPI_THREAD_MULTIPLE, where it may call the MPI only between the application's calls). Under
-// MULTIPLE the thread calls the MPI beside the application and no turns are taken; sends are
-// deferred there only while it runs.
-void progress_thread_running(bool on, bool turns);
+// The progress thread runs from now on (`on`) or no longer. Below MPI_THREAD_MULTIPLE the posting
+// calls then take turns with it (PostingTurn); under MULTIPLE it calls the MPI beside the
+// application, and sends are deferred there only while it runs.
+void progress_thread_running(bool on);
 
 // Whether sends are queued (one load).
 bool sends_queued();

@@ -108,7 +108,7 @@ void start_progress_thread(int provided) {
     return;
   }
   const std::chrono::microseconds quiet(transfer::settings().progress_us);
-  progress_thread_running(true, provided != MPI_THREAD_MULTIPLE);
+  progress_thread_running(true);
   p.stop = false;
   p.running = true;
   p.thread = std::thread(run, std::chrono::duration_cast<std::chrono::nanoseconds>(quiet));
@@ -128,7 +128,7 @@ void stop_progress_thread() {
   p.wake.notify_one();
   p.thread.join();
   p.running = false;
-  progress_thread_running(false, false);
+  progress_thread_running(false);
 }
 
 void progress_posted() {

@@ -309,19 +309,19 @@ bool wave_ready(const Object& object, const ipc::WireBuffer& wire, Method method
 
 }  // namespace
 
+bool joins_waves(const Incoming& in) {
+  return wave_ready(in.object, in.wire, in.method, in.post.hole);
+}
+
 bool plain_arrival(const Incoming& in, const MPI_Status& status, int error) {
   if (in.unpacked || error != MPI_SUCCESS || (in.extras && in.extras->unsettled()) ||
-      !wave_ready(in.object, in.wire, in.method, in.post.hole)) {
+      !joins_waves(in)) {
     return false;
   }
   int cancelled = 0, bytes = 0;
   PMPI_Test_cancelled(&status, &cancelled);
   return !cancelled && PMPI_Get_count(&status, MPI_BYTE, &bytes) == MPI_SUCCESS &&
          bytes == in.object.bytes() && bytes <= in.capacity;
-}
-
-bool joins_waves(const Incoming& in) {
-  return wave_ready(in.object, in.wire, in.method, in.post.hole);
 }
 
 bool run_wave(const std::vector<engine::cuda::BatchCopy>& copies, int device) {

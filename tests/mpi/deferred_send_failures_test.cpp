@@ -14,8 +14,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
-#include <cstring>
 #include <numeric>
 #include <thread>
 #include <vector>
@@ -29,8 +27,7 @@ constexpr int kInts = 16;
 
 // Whether this run defers sends and fails every `every`-th one (STRIDER_TEST_FAIL_DEFERRED).
 bool failing_deferred_sends(const char* every = "1") {
-  const char* fail = std::getenv("STRIDER_TEST_FAIL_DEFERRED");
-  return strider_defers_sends() && fail && std::strcmp(fail, every) == 0;
+  return strider_defers_sends() && env_is("STRIDER_TEST_FAIL_DEFERRED", every);
 }
 
 // A duplicate of MPI_COMM_WORLD with `on_error` as its error handler, and kInts ints at stride 2
