@@ -7,9 +7,10 @@
 namespace strider::calls {
 
 Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
-  if (some && transfer::requests().single_caller()) {
+  if (some) {
     if (transfer::requests().empty()) return;
     lazy_ = true;
+    before_ = transfer::requests().tracked_so_far();
     handles_.assign(r, r + n);
     ops_.resize(static_cast<std::size_t>(n));
     looked_.assign(static_cast<std::size_t>(n), 0);
@@ -21,7 +22,9 @@ Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
 bool Claimed::has(int i) {
   if (lazy_ && !looked_[i]) {
     looked_[i] = 1;
-    if (handles_[i] != MPI_REQUEST_NULL) ops_[i] = transfer::requests().take(handles_[i]);
+    if (handles_[i] != MPI_REQUEST_NULL) {
+      ops_[i] = transfer::requests().take(handles_[i], before_);
+    }
   }
   return !ops_.empty() && ops_[i] != nullptr;
 }

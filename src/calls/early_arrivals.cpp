@@ -23,7 +23,7 @@ constexpr std::size_t kMaxNoted = 4096;
 
 struct NotedReceive {
   MPI_Request request = MPI_REQUEST_NULL;
-  std::uint64_t serial = 0;  // ReceiveOperation::serial: a handle the MPI reused names another
+  std::uint64_t tracked_as = 0;  // Operation::tracked_as: a handle the MPI reused names another
 };
 
 struct Noted {
@@ -62,7 +62,7 @@ class QuietWorld {
 
 }  // namespace
 
-void note_posted(MPI_Request request, const ReceiveOperation& op) {
+void note_posted(MPI_Request request, std::uint64_t tracked_as) {
   const transfer::Requests& r = transfer::requests();
   if (!transfer::settings().bursts || !r.single_caller() || r.receives_finished_together() != 1) {
     return;
@@ -70,7 +70,7 @@ void note_posted(MPI_Request request, const ReceiveOperation& op) {
   Noted& n = noted();
   std::lock_guard lock(n.mutex);
   if (n.receives.size() >= kMaxNoted) return;
-  n.receives.push_back({request, op.serial()});
+  n.receives.push_back({request, tracked_as});
   n.size.store(n.receives.size(), std::memory_order_relaxed);
 }
 
@@ -96,7 +96,7 @@ std::vector<EarlyArrival> collect_arrivals() {
       // A completion call holding it took it already; a handle the MPI reused holds another.
       transfer::OperationPtr op = transfer::requests().take(e.request);
       auto* receive = dynamic_cast<ReceiveOperation*>(op.get());
-      if (!receive || receive->serial() != e.serial || !receive->may_join_early()) {
+      if (!receive || receive->tracked_as() != e.tracked_as || !receive->may_join_early()) {
         if (op) transfer::requests().put_back(e.request, std::move(op));
         continue;
       }

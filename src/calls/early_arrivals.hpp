@@ -11,17 +11,17 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "transfer/operation.hpp"
 
 namespace strider::calls {
 
-class ReceiveOperation;
-
 // A nonblocking receive without a same-node offer that a wave's kernel could unpack was posted
-// under `request` as `op`: noted where a later completion call may unpack it early.
-void note_posted(MPI_Request request, const ReceiveOperation& op);
+// under `request` and tracked (Operation::tracked_as): noted where a later completion call may
+// unpack it early.
+void note_posted(MPI_Request request, std::uint64_t tracked_as);
 // Whether any receive is noted (one load).
 bool any_noted();
 

@@ -166,9 +166,9 @@ int nonblocking_receive(const transfer::Object& object, const transfer::Peer& pe
   if (offering) offers::publish(in);
   // An offer's data needs no unpack, and a receive no wave takes gains nothing from one.
   const bool may_join_waves = !offering && transfer::joins_waves(in);
-  auto op = std::make_unique<ReceiveOperation>(std::move(in));
-  if (may_join_waves) note_posted(*request, *op);
-  transfer::requests().track(*request, std::move(op));
+  const std::uint64_t tracked_as =
+      transfer::requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
+  if (may_join_waves) note_posted(*request, tracked_as);
   return MPI_SUCCESS;
 }
 

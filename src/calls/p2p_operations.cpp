@@ -1,7 +1,5 @@
 #include "calls/p2p_operations.hpp"
 
-#include <atomic>
-
 #include "offers/protocol.hpp"
 
 namespace strider::calls {
@@ -9,11 +7,6 @@ namespace strider::calls {
 int SendOperation::complete(MPI_Status&, int) {
   release(out_);
   return MPI_SUCCESS;
-}
-
-ReceiveOperation::ReceiveOperation(transfer::Incoming in) : in_(std::move(in)) {
-  static std::atomic<std::uint64_t> made{0};
-  serial_ = made.fetch_add(1, std::memory_order_relaxed);
 }
 
 int ReceiveOperation::complete(MPI_Status& status, int error) {

@@ -2,8 +2,6 @@
 // it; a receive holds its wire buffer and unpacks it into the user's object on completion.
 #pragma once
 
-#include <cstdint>
-
 #include "offers/receive_state.hpp"
 #include "transfer/operation.hpp"
 #include "transfer/wire.hpp"
@@ -21,7 +19,7 @@ class SendOperation final : public transfer::Operation {
 
 class ReceiveOperation final : public transfer::Operation {
  public:
-  explicit ReceiveOperation(transfer::Incoming in);
+  explicit ReceiveOperation(transfer::Incoming in) : in_(std::move(in)) {}
   int complete(MPI_Status& status, int error) override;
   int observe_complete(MPI_Status& status) override;
   bool cancel_at_finalize() const override { return true; }
@@ -30,13 +28,9 @@ class ReceiveOperation final : public transfer::Operation {
   // Whether its data may be unpacked in another completion call's wave (early_arrivals.hpp):
   // not yet unpacked.
   bool may_join_early() const { return !in_.unpacked; }
-  // This process's count of receive operations when it was made: names it where its address and
-  // request handle may both be reused by a later one.
-  std::uint64_t serial() const { return serial_; }
 
  private:
   transfer::Incoming in_;
-  std::uint64_t serial_;
 };
 
 // A nonblocking send's notice (offers/protocol.hpp): its data is already in the

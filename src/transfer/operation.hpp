@@ -8,9 +8,12 @@
 
 #include <mpi.h>
 
+#include <cstdint>
 #include <memory>
 
 namespace strider::transfer {
+
+class Requests;
 
 class Operation {
  public:
@@ -56,6 +59,15 @@ class Operation {
   // The receive whose wire this operation unpacks at completion, if it is one (arrival waves:
   // wire.hpp unpack_wave).
   virtual struct Incoming* incoming() { return nullptr; }
+
+  // How many operations the progress engine had tracked before this one (Requests::track): an
+  // MPI may hand a freed request handle to a new request at once, so this tells the operations
+  // tracked under one handle apart.
+  std::uint64_t tracked_as() const { return tracked_as_; }
+
+ private:
+  friend class Requests;
+  std::uint64_t tracked_as_ = 0;
 };
 
 using OperationPtr = std::unique_ptr<Operation>;

@@ -1,5 +1,8 @@
 #include "transfer/requests.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "runtime/log.hpp"
 
 namespace strider::transfer {
@@ -13,20 +16,28 @@ void free_if_live(MPI_Request& request) {
 
 }  // namespace
 
-void Requests::Tracked::push_back(OperationPtr op) {
+void Requests::Tracked::insert(OperationPtr op) {
   if (!first) {
     first = std::move(op);
-  } else {
-    more.push_back(std::move(op));
+    return;
   }
+  const auto later = [&op](const OperationPtr& o) { return o->tracked_as() > op->tracked_as(); };
+  if (later(first)) {
+    more.insert(more.begin(), std::move(first));
+    first = std::move(op);
+    return;
+  }
+  more.insert(std::find_if(more.begin(), more.end(), later), std::move(op));
 }
 
-void Requests::Tracked::push_front(OperationPtr op) {
-  if (first) more.insert(more.begin(), std::move(first));
-  first = std::move(op);
-}
-
-OperationPtr Requests::Tracked::pop_front() {
+OperationPtr Requests::Tracked::take(std::uint64_t before) {
+  for (auto it = more.rbegin(); it != more.rend(); ++it) {
+    if ((*it)->tracked_as() >= before) continue;
+    OperationPtr op = std::move(*it);
+    more.erase(std::next(it).base());
+    return op;
+  }
+  if (!first || first->tracked_as() >= before) return nullptr;
   OperationPtr op = std::move(first);
   if (!more.empty()) {
     first = std::move(more.front());
@@ -40,16 +51,20 @@ Requests& requests() {
   return *r;
 }
 
-void Requests::track(MPI_Request request, OperationPtr op) {
+std::uint64_t Requests::track(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
-  ops_[request].push_back(std::move(op));
+  const std::uint64_t as = tracked_.load(std::memory_order_relaxed);
+  op->tracked_as_ = as;
+  ops_[request].insert(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
+  tracked_.store(as + 1, std::memory_order_release);
+  return as;
 }
 
-OperationPtr Requests::take(MPI_Request request) {
+OperationPtr Requests::take(MPI_Request request, std::uint64_t before) {
   if (empty()) return nullptr;
   std::lock_guard lock(mutex_);
-  return take_locked(request);
+  return take_locked(request, before);
 }
 
 bool Requests::take_all(int n, const MPI_Request* requests, std::vector<OperationPtr>& out) {
@@ -58,7 +73,7 @@ bool Requests::take_all(int n, const MPI_Request* requests, std::vector<Operatio
   std::lock_guard lock(mutex_);
   for (int i = 0; i < n; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
-    OperationPtr op = take_locked(requests[i]);
+    OperationPtr op = take_locked(requests[i], UINT64_MAX);
     if (!op) continue;
     if (!any) out.resize(static_cast<std::size_t>(n));
     out[static_cast<std::size_t>(i)] = std::move(op);
@@ -67,10 +82,11 @@ bool Requests::take_all(int n, const MPI_Request* requests, std::vector<Operatio
   return any;
 }
 
-OperationPtr Requests::take_locked(MPI_Request request) {
+OperationPtr Requests::take_locked(MPI_Request request, std::uint64_t before) {
   auto it = ops_.find(request);
   if (it == ops_.end()) return nullptr;
-  OperationPtr op = it->second.pop_front();
+  OperationPtr op = it->second.take(before);
+  if (!op) return nullptr;
   if (it->second.empty()) ops_.erase(it);
   size_.fetch_sub(1, std::memory_order_release);
   return op;
@@ -78,7 +94,7 @@ OperationPtr Requests::take_locked(MPI_Request request) {
 
 void Requests::put_back(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
-  ops_[request].push_front(std::move(op));
+  ops_[request].insert(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
 }
 
@@ -87,7 +103,7 @@ void Requests::put_back_all(const std::vector<MPI_Request>& requests,
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
-    ops_[requests[i]].push_front(std::move(ops[i]));
+    ops_[requests[i]].insert(std::move(ops[i]));
     size_.fetch_add(1, std::memory_order_release);
   }
 }
@@ -96,7 +112,8 @@ Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {
   std::lock_guard lock(mutex_);
   const auto it = ops_.find(request);
   if (it == ops_.end() || it->second.empty()) return CancelVerdict::Untracked;
-  return it->second.first->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
+  // The newest is the live request's (an older one awaits a completion call's claim).
+  return it->second.newest()->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
 }
 
 void Requests::orphan(MPI_Request request, OperationPtr op) {

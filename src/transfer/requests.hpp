@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -19,22 +20,27 @@ namespace strider::transfer {
 
 class Requests {
  public:
-  void track(MPI_Request request, OperationPtr op);
+  // Returns the operation's Operation::tracked_as.
+  std::uint64_t track(MPI_Request request, OperationPtr op);
   // Whether any request is tracked: completion calls on other requests then cost one load.
   bool empty() const { return size_.load(std::memory_order_acquire) == 0; }
-  // Takes the operation tracked under `request`, if any. Completion calls take their requests'
-  // operations before calling the MPI (once the MPI frees a handle, another thread may get it
-  // for a new operation) and put back those whose requests did not complete.
-  OperationPtr take(MPI_Request request);  // nullptr when none
+  // Takes the operation tracked under `request`, if any: the newest one tracked before `before`
+  // (a count of tracked_so_far). Completion calls claim operations either before calling the MPI
+  // (their handles are live: the newest is theirs) or, those that complete some of their
+  // requests, after it reported one complete. By then the MPI has freed that handle and may have
+  // handed it to another thread's new operation, tracked under it too, so such a call claims the
+  // newest one tracked before it began. Those whose requests did not complete are put back.
+  OperationPtr take(MPI_Request request, std::uint64_t before = UINT64_MAX);
   void put_back(MPI_Request request, OperationPtr op);
-  // The same for a completion call's array, under one lock: `out[i]` gets request i's operation
+  // How many operations have been tracked so far.
+  std::uint64_t tracked_so_far() const { return tracked_.load(std::memory_order_acquire); }
+  // For a completion call's array, under one lock: `out[i]` gets request i's operation
   // (`out` sized to `n` when any is tracked; false and untouched when none is).
   bool take_all(int n, const MPI_Request* requests, std::vector<OperationPtr>& out);
   void put_back_all(const std::vector<MPI_Request>& requests, std::vector<OperationPtr>& ops);
   std::size_t size() const { return size_.load(std::memory_order_relaxed); }
-  // Below MPI_THREAD_MULTIPLE no other thread gets a handle the MPI frees during a completion
-  // call, so the call may claim an operation after the MPI reports its request complete
-  // (calls/completion.hpp) instead of claiming all of them before. Set at MPI_Init.
+  // Below MPI_THREAD_MULTIPLE only this thread calls the MPI (besides Strider's progress thread,
+  // which never completes the application's requests). Set at MPI_Init.
   void set_single_caller(bool single) { single_caller_.store(single, std::memory_order_relaxed); }
   bool single_caller() const { return single_caller_.load(std::memory_order_relaxed); }
 
@@ -67,23 +73,24 @@ class Requests {
   }
 
  private:
-  OperationPtr take_locked(MPI_Request request);  // mutex_ held
+  OperationPtr take_locked(MPI_Request request, std::uint64_t before);  // mutex_ held
 
-  // The operations tracked under one handle, oldest first. A list only to lose nothing should an
-  // MPI hand out a live handle twice; with operations claimed before the MPI can free their
-  // handles it holds one, kept without a container's allocation (a deque took two per message).
+  // The operations tracked under one handle, in the order they were tracked. More than one only
+  // while a completion call has yet to claim the operation of a handle the MPI freed and handed
+  // out again; one is kept without a container's allocation (a deque took two per message).
   struct Tracked {
     OperationPtr first;
     std::vector<OperationPtr> more;
-    void push_back(OperationPtr op);
-    void push_front(OperationPtr op);
-    OperationPtr pop_front();
+    void insert(OperationPtr op);  // by Operation::tracked_as
+    OperationPtr take(std::uint64_t before);
+    Operation* newest() { return more.empty() ? first.get() : more.back().get(); }
     bool empty() const { return !first; }
   };
 
   mutable std::mutex mutex_;
   std::unordered_map<MPI_Request, Tracked> ops_;
   std::atomic<std::size_t> size_{0};
+  std::atomic<std::uint64_t> tracked_{0};
   std::mutex orphans_mutex_;
   std::vector<std::pair<MPI_Request, OperationPtr>> orphans_;
   std::atomic<std::size_t> orphans_size_{0};

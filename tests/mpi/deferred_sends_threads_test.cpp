@@ -7,6 +7,7 @@
 // STRIDER_P2P_HOST=pack, without same-node offers (they are off under MPI_THREAD_MULTIPLE), with
 // the progress thread (its default, where the rank has a CPU to spare) and without it
 // (STRIDER_PROGRESS_US=0), where nothing may be deferred: the same cases must pass.
+// One more case checks that completion calls of several threads each finish their own requests.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -231,6 +232,108 @@ TEST_F(DeferredThreads, ACallWaitsForAnotherThreadsFlush) {
       for (int i = 0; i < kBigInts; ++i) ASSERT_EQ(got[k][i], k * 7 + 2 * i) << k << " " << i;
     }
   }
+  MPI_Barrier(comm_);
+}
+
+// Every thread of both ranks exchanges bursts with the other rank on its own tag and completes
+// them with a loop of Waitany, Testany, Waitsome or Testsome. Those calls claim an operation
+// only once the MPI reports its request complete, when the MPI may already have handed the freed
+// handle to another thread's new request: each receive must still be finished as itself (its
+// data whole in its own buffer, its status its own), and every request completed once.
+TEST_F(DeferredThreads, ThreadsCompletingSomeRequestsFinishTheirOwn) {
+  if (size_ < 2 || rank_ > 1) {
+    MPI_Barrier(comm_);
+    return;
+  }
+  constexpr int kRounds = 48, kPerBurst = 8;
+  const StridedInts strided(kInts);
+  const int peer = 1 - rank_;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < kThreads; ++t) {
+    pool.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<std::uint32_t>(29 + 7 * t + rank_));
+      for (int round = 0; round < kRounds; ++round) {
+        std::vector<std::vector<int>> out(kPerBurst), in(kPerBurst);
+        std::vector<MPI_Request> requests(2 * kPerBurst, MPI_REQUEST_NULL);
+        for (int k = 0; k < kPerBurst; ++k) {
+          in[k].assign(2 * kInts, -1);
+          if (MPI_Irecv(in[k].data(), 1, strided.type, peer, t, comm_, &requests[k]) !=
+              MPI_SUCCESS) {
+            ++failures;
+          }
+        }
+        for (int k = 0; k < kPerBurst; ++k) {
+          out[k] = sent_ints(t, round * kPerBurst + k);
+          if (MPI_Isend(out[k].data(), 1, strided.type, peer, t, comm_, &requests[kPerBurst + k]) !=
+              MPI_SUCCESS) {
+            ++failures;
+          }
+        }
+        std::vector<int> seen(2 * kPerBurst, 0);
+        const auto check = [&](int i, const MPI_Status& status) {
+          ++seen[i];
+          if (i >= kPerBurst) return;
+          int count = -1;
+          MPI_Get_count(&status, strided.type, &count);
+          const std::vector<int> s = sent_ints(t, round * kPerBurst + i);
+          bool whole = status.MPI_SOURCE == peer && status.MPI_TAG == t && count == 1;
+          for (int j = 0; j < 2 * kInts; ++j) whole &= in[i][j] == (j % 2 == 0 ? s[j] : -1);
+          if (!whole && failures++ < 3) {
+            ADD_FAILURE() << "rank " << rank_ << " thread " << t << " round " << round
+                          << " receive " << i << ": source " << status.MPI_SOURCE << " tag "
+                          << status.MPI_TAG << " count " << count << ", first int " << in[i][0]
+                          << " (expected " << s[0] << ")";
+          }
+        };
+        const int how = static_cast<int>(rng() % 4);
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        for (int left = 2 * kPerBurst; left > 0;) {
+          if (std::chrono::steady_clock::now() > until) {
+            ++failures;
+            ADD_FAILURE() << "rank " << rank_ << " thread " << t << ": not done within 30 s";
+            break;
+          }
+          int index = MPI_UNDEFINED, flag = 1, outcount = 0;
+          std::vector<int> indices(2 * kPerBurst);
+          std::vector<MPI_Status> statuses(2 * kPerBurst);
+          int rc = MPI_SUCCESS;
+          switch (how) {
+            case 0:
+              rc = MPI_Waitany(2 * kPerBurst, requests.data(), &index, statuses.data());
+              break;
+            case 1:
+              rc = MPI_Testany(2 * kPerBurst, requests.data(), &index, &flag, statuses.data());
+              break;
+            case 2:
+              rc = MPI_Waitsome(2 * kPerBurst, requests.data(), &outcount, indices.data(),
+                                statuses.data());
+              break;
+            default:
+              rc = MPI_Testsome(2 * kPerBurst, requests.data(), &outcount, indices.data(),
+                                statuses.data());
+          }
+          if (rc != MPI_SUCCESS) {
+            ++failures;
+            break;
+          }
+          if (how < 2 && flag && index != MPI_UNDEFINED) {
+            check(index, statuses[0]);
+            --left;
+          }
+          for (int k = 0; how >= 2 && k < outcount; ++k) {
+            check(indices[k], statuses[k]);
+            --left;
+          }
+        }
+        for (int i = 0; i < 2 * kPerBurst; ++i) {
+          if (seen[i] != 1 || requests[i] != MPI_REQUEST_NULL) ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& th : pool) th.join();
+  EXPECT_EQ(failures.load(), 0);
   MPI_Barrier(comm_);
 }
 
