@@ -29,8 +29,8 @@ struct BurstPolicy {
   static constexpr std::int64_t kMaxBytes = std::int64_t{64} << 20;
 };
 
-// The MPI's persistent-send init for a send's mode (MPI_Send_init for MPI_Isend, Ssend_init for
-// Issend, Rsend_init for Irsend): the wire always fits an int count.
+// The MPI's persistent-send init for a send's mode (MPI_Send_init for MPI_Isend, Rsend_init for
+// Irsend): the wire always fits an int count.
 using SendInit = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
 
 // Whether a nonblocking send of `object`, which Strider packs, waits for the next flush: its

@@ -70,11 +70,12 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
   return numbered.sent(rc);
 }
 
-// MPI_Isend, Issend, Irsend (`init`: the MPI's persistent init of the same mode) and Ibsend
-// (`init` null). Deferred where it may be (deferred_sends.hpp): packed and started by the flush
-// at the thread's next MPI call. Otherwise packed now, after the deferred sends are started:
-// the standard lets a send read its buffer at any time until completion, and packing before the
-// MPI sees the message keeps the order of sends.
+// MPI_Isend and Irsend (`init`: the MPI's persistent init of the same mode), Ibsend and Issend
+// (`init` null: never deferred; a deferred Issend would be the MPI's persistent synchronous
+// send, whose cancel crashes MPICH 5.0.2 over UCX). Deferred where it may be
+// (deferred_sends.hpp): packed and started by the flush at the thread's next MPI call. Otherwise
+// packed now, after the deferred sends are started: the standard lets a send read its buffer at any
+// time until completion, and packing before the MPI sees the message keeps the order of sends.
 template <class Next, class Count>
 int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm, MPI_Request* request) {

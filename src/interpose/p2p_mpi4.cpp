@@ -47,8 +47,8 @@ STRIDER_EXPORT int MPI_Isend_c(const void* buf, MPI_Count count, MPI_Datatype ty
 
 STRIDER_EXPORT int MPI_Issend_c(const void* buf, MPI_Count count, MPI_Datatype type, int dest,
                                 int tag, MPI_Comm comm, MPI_Request* request) {
-  return strider::calls::nonblocking_send(STRIDER_NEXT(MPI_Issend_c), STRIDER_NEXT(MPI_Ssend_init),
-                                          buf, count, type, dest, tag, comm, request);
+  return strider::calls::nonblocking_send(STRIDER_NEXT(MPI_Issend_c), nullptr, buf, count, type,
+                                          dest, tag, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype type, int source, int tag,

@@ -43,8 +43,8 @@ STRIDER_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype type, int 
 
 STRIDER_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
                               MPI_Comm comm, MPI_Request* request) {
-  return strider::calls::nonblocking_send(STRIDER_NEXT(MPI_Issend), STRIDER_NEXT(MPI_Ssend_init),
-                                          buf, count, type, dest, tag, comm, request);
+  return strider::calls::nonblocking_send(STRIDER_NEXT(MPI_Issend), nullptr, buf, count, type, dest,
+                                          tag, comm, request);
 }
 
 STRIDER_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatype type, int dest, int tag,

@@ -155,13 +155,63 @@ TEST(DeferredSends, ProbeLoopStartsThem) {
   }
 }
 
+// The sender's side of a cancel test: cancels `r`, waits for it, and tells rank 1 on `tag`
+// whether the MPI cancelled it.
+void cancel_and_tell(MPI_Request& r, int tag) {
+  ASSERT_EQ(MPI_Cancel(&r), MPI_SUCCESS);
+  MPI_Status st;
+  ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  EXPECT_EQ(r, MPI_REQUEST_NULL);
+  int cancelled = 0;
+  MPI_Test_cancelled(&st, &cancelled);
+  MPI_Send(&cancelled, 1, MPI_INT, 1, tag, MPI_COMM_WORLD);
+}
+
+// MPI_Cancel of an Issend: the MPI cancels it or the message arrives (matched by the receiver's
+// probe loop, which a synchronous send needs before it can complete). Not deferred: as the MPI's
+// persistent synchronous send, its cancel crashed MPICH 5.0.2 over UCX (found by mpi4py's
+// test suite). Declared before the other sends of this file: that MPICH also crashes, without
+// Strider, cancelling an Issend after OrderAcrossTagsAndModes's sequence of sends.
+TEST(DeferredSends, CancelOfAnIssendIsTheMpis) {
+  if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
+  Strided t;
+  DeferredCount count(0);
+  if (world_rank() == 0) {
+    std::vector<int> s = source(8);
+    MPI_Request r;
+    ASSERT_EQ(MPI_Issend(s.data(), 1, t.type, 1, 80, MPI_COMM_WORLD, &r), MPI_SUCCESS);
+    cancel_and_tell(r, 81);
+  } else {
+    int cancelled = -1, told = 0, there = 0;
+    bool arrived = false;
+    std::vector<int> got(kInts, -1);
+    MPI_Request answer;
+    MPI_Irecv(&cancelled, 1, MPI_INT, 0, 81, MPI_COMM_WORLD, &answer);
+    while (!told) {
+      MPI_Test(&answer, &told, MPI_STATUS_IGNORE);
+      if (arrived) continue;
+      MPI_Iprobe(0, 80, MPI_COMM_WORLD, &there, MPI_STATUS_IGNORE);
+      if (!there) continue;
+      MPI_Recv(got.data(), kInts, MPI_INT, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      arrived = true;
+    }
+    if (!cancelled && !arrived) {
+      MPI_Recv(got.data(), kInts, MPI_INT, 0, 80, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      arrived = true;
+    }
+    EXPECT_EQ(arrived, !cancelled);
+    if (arrived) EXPECT_EQ(got, arrived_as(8));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+}
+
 // Deferred sends, a blocking send Strider packs and a synchronous one, to one receiver that
 // takes them with MPI_ANY_TAG: they arrive in the order they were posted.
 TEST(DeferredSends, OrderAcrossTagsAndModes) {
   if (world_size() != 2) GTEST_SKIP() << "needs 2 ranks";
   Strided t;
   constexpr int kMessages = 6;
-  DeferredCount count(world_rank() == 0 ? 4 : 0);
+  DeferredCount count(world_rank() == 0 ? 3 : 0);  // the Issend is not deferred
   if (world_rank() == 0) {
     std::vector<std::vector<int>> s;
     for (int k = 0; k < kMessages; ++k) s.push_back(source(k));
@@ -300,13 +350,7 @@ TEST(DeferredSends, CancelIsTheMpis) {
     std::vector<int> s = source(6);
     MPI_Request r;
     MPI_Isend(s.data(), 1, t.type, 1, 60, MPI_COMM_WORLD, &r);
-    ASSERT_EQ(MPI_Cancel(&r), MPI_SUCCESS);
-    MPI_Status st;
-    ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
-    EXPECT_EQ(r, MPI_REQUEST_NULL);
-    int cancelled = 0;
-    MPI_Test_cancelled(&st, &cancelled);
-    MPI_Send(&cancelled, 1, MPI_INT, 1, 61, MPI_COMM_WORLD);
+    cancel_and_tell(r, 61);
   } else {
     int cancelled = -1;
     MPI_Recv(&cancelled, 1, MPI_INT, 0, 61, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
