@@ -3,7 +3,9 @@
 // in-neighbour on the receive side, in the topology's neighbour order. A neighbour may appear
 // more than once, or be this rank: each occurrence is its own piece, moved by the MPI (or, GPU
 // to GPU on one node, matched by the MPI: same_node.hpp).
+#include <algorithm>
 #include <climits>
+#include <vector>
 
 #include "calls/collectives.hpp"
 #include "calls/mpi_forms.hpp"
@@ -42,6 +44,44 @@ bool neighbors_of(MPI_Comm comm, int& in, int& out) {
   return false;
 }
 
+// The in-neighbours in the receive side's order, where the topology may name MPI_PROC_NULL (a
+// Cartesian dimension that is not periodic; a distributed graph's sources); empty otherwise.
+std::vector<int> in_neighbours(MPI_Comm comm, int in) {
+  std::vector<int> sources;
+  int topology = MPI_UNDEFINED;
+  if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return sources;
+  if (topology == MPI_CART) {
+    sources.resize(static_cast<std::size_t>(in));
+    for (int d = 0; 2 * d + 1 < in; ++d) {
+      if (PMPI_Cart_shift(comm, d, 1, &sources[2 * d], &sources[2 * d + 1]) != MPI_SUCCESS) {
+        return {};
+      }
+    }
+  } else if (topology == MPI_DIST_GRAPH && in > 0) {
+    int out = 0, weighted = 0;
+    if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return {};
+    sources.resize(static_cast<std::size_t>(in));
+    std::vector<int> weights(static_cast<std::size_t>(in)), dests(std::max(out, 1)),
+        dest_weights(std::max(out, 1));
+    if (PMPI_Dist_graph_neighbors(comm, in, sources.data(), weights.data(), out, dests.data(),
+                                  dest_weights.data()) != MPI_SUCCESS) {
+      return {};
+    }
+  }
+  return sources;
+}
+
+// The MPI writes nothing into the receive piece of an MPI_PROC_NULL in-neighbour, so the
+// application's bytes there must stay as they are: its piece of the wire is not unpacked.
+void keep_absent_pieces(collective::Call& call, MPI_Comm comm, int in) {
+  if (!call.recv.converted()) return;
+  const std::vector<int> sources = in_neighbours(comm, in);
+  std::vector<collective::Piece>& pieces = call.recv.pieces();
+  for (std::size_t j = 0; j < sources.size() && j < pieces.size(); ++j) {
+    if (sources[j] == MPI_PROC_NULL) pieces[j].skip = true;
+  }
+}
+
 // The neighbourhood collectives' same-node shapes (same_node.hpp).
 collective::SameNodeShape same_node_shape(collective::SameNodeShape::Exchange exchange,
                                           int send_pieces, int recv_pieces) {
@@ -69,6 +109,7 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
                       collective::single_spec(scount, stype, 0, send_specs) &&
                       collective::uniform_specs(in, rcount, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) keep_absent_pieces(*call, comm, in);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   return collective::execute(
@@ -96,6 +137,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
                       collective::single_spec(scount, stype, 0, send_specs) &&
                       collective::varying_specs(in, rcounts, displs, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) keep_absent_pieces(*call, comm, in);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   collective::Varying d{};
@@ -129,6 +171,7 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
                       collective::uniform_specs(out, scount, stype, send_specs) &&
                       collective::uniform_specs(in, rcount, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) keep_absent_pieces(*call, comm, in);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
@@ -156,6 +199,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
                       collective::varying_specs(out, scounts, sdispls, stype, send_specs) &&
                       collective::varying_specs(in, rcounts, rdispls, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) keep_absent_pieces(*call, comm, in);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   collective::Varying s{}, d{};
@@ -195,6 +239,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   collective::typed_specs(in, rcounts, rdispls, rtypes, recv_specs);
   const bool served =
       sbuf != MPI_IN_PLACE && collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
+  if (served) keep_absent_pieces(*call, comm, in);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(

@@ -1,6 +1,7 @@
 // The collective test's other communicators (see collective_test.cpp): neighborhood
-// collectives on periodic Cartesian communicators (1D and 2D: with 2 ranks a peer is both
-// neighbours of a dimension) and on distributed graphs (random edges, duplicates and self
+// collectives on Cartesian communicators (1D and 2D periodic: with 2 ranks a peer is both
+// neighbours of a dimension; 1D and 2D not periodic: MPI_PROC_NULL neighbours, whose receive
+// blocks must keep their bytes) and on distributed graphs (random edges, duplicates and self
 // loops included); intercommunicators (world split by parity); and the error classes of bad
 // arguments, which must come back as return codes under MPI_ERRORS_RETURN.
 #include <gtest/gtest.h>
@@ -42,20 +43,20 @@ struct Topology {
   std::vector<std::uint64_t> recv_keys, send_keys;
 };
 
-// Periodic Cartesian: neighbours [-1, +1] per dimension, the same list in and out. A block's
-// key is its dimension and the unordered pair of ranks, so that it does not matter which of
-// two blocks between the same ranks the MPI pairs with which.
-Topology cartesian(MPI_Comm world, int ndims) {
+// Cartesian: neighbours [-1, +1] per dimension, the same list in and out (MPI_PROC_NULL at the
+// edges where not periodic). A block's key is its dimension and the unordered pair of ranks, so
+// that it does not matter which of two blocks between the same ranks the MPI pairs with which.
+Topology cartesian(MPI_Comm world, int ndims, bool periodic = true) {
   Topology t;
   int size = 0;
   MPI_Comm_size(world, &size);
-  std::vector<int> dims(ndims, 0), periods(ndims, 1);
+  std::vector<int> dims(ndims, 0), periods(ndims, periodic ? 1 : 0);
   MPI_Dims_create(size, ndims, dims.data());
   MPI_Cart_create(world, ndims, dims.data(), periods.data(), 0, &t.comm);
   MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
   int me = 0;
   MPI_Comm_rank(t.comm, &me);
-  t.name = std::to_string(ndims) + "D periodic Cartesian (";
+  t.name = std::to_string(ndims) + (periodic ? "D periodic Cartesian (" : "D Cartesian (");
   for (int d = 0; d < ndims; ++d) t.name += (d ? "x" : "") + std::to_string(dims[d]);
   t.name += ")";
   for (int d = 0; d < ndims; ++d) {
@@ -273,6 +274,18 @@ TEST_F(Neighbors, PeriodicCartesian1D) {
 
 TEST_F(Neighbors, PeriodicCartesian2D) {
   Topology t = cartesian(world_, 2);
+  exercise(rounds(4), [&](int round, Cases& cases) { add_cases(t, round, cases); });
+  MPI_Comm_free(&t.comm);
+}
+
+TEST_F(Neighbors, Cartesian1DNotPeriodic) {
+  Topology t = cartesian(world_, 1, false);
+  exercise(rounds(4), [&](int round, Cases& cases) { add_cases(t, round, cases); });
+  MPI_Comm_free(&t.comm);
+}
+
+TEST_F(Neighbors, Cartesian2DNotPeriodic) {
+  Topology t = cartesian(world_, 2, false);
   exercise(rounds(4), [&](int round, Cases& cases) { add_cases(t, round, cases); });
   MPI_Comm_free(&t.comm);
 }
