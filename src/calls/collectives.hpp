@@ -50,6 +50,9 @@ int scan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, 
 int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm,
            const collective::Form& form);
 
+// A topology communicator's in- and out-degrees; false when it has no topology (the MPI
+// reports it).
+bool neighbor_degrees(MPI_Comm comm, int& in, int& out);
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form);
 int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,

@@ -17,10 +17,8 @@
 #include "transfer/state.hpp"
 
 namespace strider::calls {
-namespace {
 
-// False when the communicator has no topology (the MPI reports it).
-bool neighbors_of(MPI_Comm comm, int& in, int& out) {
+bool neighbor_degrees(MPI_Comm comm, int& in, int& out) {
   if (comm == MPI_COMM_NULL) return false;
   int topology = MPI_UNDEFINED;
   if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return false;
@@ -43,6 +41,8 @@ bool neighbors_of(MPI_Comm comm, int& in, int& out) {
   }
   return false;
 }
+
+namespace {
 
 // The in-neighbours in the receive side's order, where the topology may name MPI_PROC_NULL (a
 // Cartesian dimension that is not periodic; a distributed graph's sources); empty otherwise.
@@ -102,7 +102,7 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int in = 0, out = 0;
-  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -130,7 +130,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
   int in = 0, out = 0;
-  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -164,7 +164,7 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int in = 0, out = 0;
-  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -192,7 +192,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
     return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
   int in = 0, out = 0;
-  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -231,7 +231,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
     return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   int in = 0, out = 0;
-  if (collective::strider_off() || !neighbors_of(comm, in, out)) return forward();
+  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
   if (collective::negative(out, scounts) || collective::negative(in, rcounts)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
