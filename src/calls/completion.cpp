@@ -7,7 +7,7 @@
 namespace strider::calls {
 
 Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
-  if (some) {
+  if (some && transfer::requests().single_caller()) {
     if (transfer::requests().empty()) return;
     lazy_ = true;
     before_ = transfer::requests().tracked_so_far();

@@ -34,10 +34,13 @@ struct Status {
 
 // The operations tracked under an array of requests, claimed for one completion call: all of
 // them before the MPI is called, or, for a call that completes some of them (`some`: Waitany,
-// Testany, Waitsome, Testsome), each when its request is seen complete, so that a loop of such
-// calls over n requests costs O(1) lookups per call instead of O(n) (under
-// MPI_THREAD_MULTIPLE it cost a halo's Waitany loop of 416 requests 5x). Such a claim takes the
-// newest operation tracked under the handle before the call began (Requests::take).
+// Testany, Waitsome, Testsome) where only this thread calls the MPI
+// (Requests::single_caller), each when its request is seen complete, so that a loop of such
+// calls over n requests costs O(1) lookups per call instead of O(n). Such a claim takes the
+// newest operation tracked under the handle before the call began (Requests::take). Not under
+// MPI_THREAD_MULTIPLE: there a handle the MPI freed during the call may go at once to another
+// thread's request that Strider does not track, whose completion call would then claim this
+// call's operation as its own (the newest under the handle).
 class Claimed {
  public:
   // `r`: the call's requests, where a one-shot request is freed once finished

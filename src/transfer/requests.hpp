@@ -27,9 +27,10 @@ class Requests {
   // Takes the operation tracked under `request`, if any: the newest one tracked before `before`
   // (a count of tracked_so_far). Completion calls claim operations either before calling the MPI
   // (their handles are live: the newest is theirs) or, those that complete some of their
-  // requests, after it reported one complete. By then the MPI has freed that handle and may have
-  // handed it to another thread's new operation, tracked under it too, so such a call claims the
-  // newest one tracked before it began. Those whose requests did not complete are put back.
+  // requests below MPI_THREAD_MULTIPLE (calls/completion.hpp), after it reported one complete.
+  // By then the MPI has freed that handle and may have handed it to a new operation, tracked
+  // under it too, so such a call claims the newest one tracked before it began. Those whose
+  // requests did not complete are put back.
   OperationPtr take(MPI_Request request, std::uint64_t before = UINT64_MAX);
   void put_back(MPI_Request request, OperationPtr op);
   // How many operations have been tracked so far.

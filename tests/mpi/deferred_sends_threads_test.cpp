@@ -337,5 +337,45 @@ TEST_F(DeferredThreads, ThreadsCompletingSomeRequestsFinishTheirOwn) {
   MPI_Barrier(comm_);
 }
 
+// Each rank's thread A completes a served receive (a strided type) from itself with MPI_Waitany
+// while its thread C churns requests Strider does not track (count 0) on another communicator.
+// A handle the MPI frees in A's Waitany may go at once to C's request: C's MPI_Wait must not
+// take A's operation, and A's receive must be unpacked when its Waitany returns (a review's
+// reproducer: 273 of 100000 receives were not, on MPICH 4.0.2, where under MULTIPLE Waitany
+// claimed operations after the MPI reported them complete).
+TEST_F(DeferredThreads, AnUntrackedRequestOnAReusedHandleTakesNothing) {
+  constexpr int kIterations = 20000;
+  MPI_Comm other = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_SELF, &other);
+  const StridedInts strided(4);
+  std::atomic<bool> stop{false};
+  std::thread c([&] {
+    int x = 0, y = 7;
+    while (!stop) {
+      MPI_Request q = MPI_REQUEST_NULL;
+      MPI_Irecv(&x, 0, MPI_INT, 0, 5, other, &q);
+      MPI_Send(&y, 0, MPI_INT, 0, 5, other);
+      MPI_Wait(&q, MPI_STATUS_IGNORE);
+    }
+  });
+  int not_unpacked = 0;
+  for (int it = 1; it <= kIterations; ++it) {
+    int got[8] = {0, -1, 0, -1, 0, -1, 0, -1};
+    const int sent[4] = {it, it + 1, it + 2, it + 3};
+    MPI_Request r = MPI_REQUEST_NULL, q = MPI_REQUEST_NULL;
+    MPI_Irecv(got, 1, strided.type, 0, 1, MPI_COMM_SELF, &r);
+    MPI_Isend(sent, 4, MPI_INT, 0, 1, MPI_COMM_SELF, &q);
+    int index = MPI_UNDEFINED;
+    MPI_Waitany(1, &r, &index, MPI_STATUS_IGNORE);
+    if (got[0] != it || got[2] != it + 1 || got[4] != it + 2 || got[6] != it + 3) ++not_unpacked;
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  }
+  stop = true;
+  c.join();
+  MPI_Comm_free(&other);
+  EXPECT_EQ(not_unpacked, 0) << "receives not unpacked when MPI_Waitany returned";
+  MPI_Barrier(comm_);
+}
+
 }  // namespace
 }  // namespace strider::testing

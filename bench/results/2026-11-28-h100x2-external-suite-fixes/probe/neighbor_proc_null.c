@@ -2,7 +2,8 @@
 #include <stdio.h>
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  MPI_Comm cart; int dims[1] = {1}, periods[1] = {0};
+  MPI_Comm cart;
+  int dims[1] = {1}, periods[1] = {0};
   MPI_Cart_create(MPI_COMM_SELF, 1, dims, periods, 0, &cart);
   int s = 42, r[2] = {-7, -7};
   int rc = MPI_Neighbor_allgather(&s, 1, MPI_INT, r, 1, MPI_INT, cart);
