@@ -62,6 +62,7 @@ class DeferredSendOperation final : public transfer::Operation {
   // A notice: its data is in the receiver's memory, and the offered receive waits for it (as
   // NoticeOperation).
   bool may_cancel() override { return !send_->fill; }
+  bool numbered_send() const override { return true; }
 
  private:
   DeferredPtr send_;

@@ -12,6 +12,7 @@ class SendOperation final : public transfer::Operation {
  public:
   explicit SendOperation(transfer::Outgoing out) : out_(std::move(out)) {}
   int complete(MPI_Status& status, int error) override;
+  bool numbered_send() const override { return true; }
 
  private:
   transfer::Outgoing out_;

@@ -31,6 +31,7 @@ class PersistentStart final : public transfer::Operation {
   // A receive whose offer was taken completes normally (as ReceiveOperation).
   bool may_cancel() override { return !p_->receive || offers::may_cancel(p_->in); }
   bool persistent() const override { return true; }
+  bool numbered_send() const override { return !p_->receive; }
   transfer::Incoming* incoming() override { return p_->receive ? &p_->in : nullptr; }
 
  private:

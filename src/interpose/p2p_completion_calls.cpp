@@ -185,8 +185,8 @@ STRIDER_EXPORT int MPI_Request_free(MPI_Request* request) {
 }
 
 // A receive whose same-node offer was taken is not cancelled (it completes normally, as a cancel
-// may); a request Strider does not track may be a send, whose cancel would leave a gap in the
-// numbering the offers rely on (offers/protocol.hpp).
+// may); a send Strider numbered, or a request it does not track (which may be a send), may leave
+// a gap in the numbering the offers rely on if the MPI cancels it (offers/protocol.hpp).
 STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
   const strider::calls::EntryCall entry;
   const auto next = STRIDER_NEXT(MPI_Cancel);
@@ -195,7 +195,8 @@ STRIDER_EXPORT int MPI_Cancel(MPI_Request* request) {
     case Requests::CancelVerdict::Refuse:
       return MPI_SUCCESS;
     case Requests::CancelVerdict::Untracked:
-      strider::offers::untracked_cancel();
+    case Requests::CancelVerdict::ForwardSend:
+      strider::offers::send_may_be_cancelled();
       break;
     case Requests::CancelVerdict::Forward:
       break;

@@ -500,7 +500,7 @@ void persistent_send(MPI_Comm comm, int dest, int tag) {
   }
 }
 
-void untracked_cancel() {
+void send_may_be_cancelled() {
   if (protocol().on) for_each_ledgers([](CommLedgers& l) { l.sends.poison_all(); });
 }
 

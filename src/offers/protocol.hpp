@@ -80,9 +80,10 @@ inline const void* notice_buffer() { return nullptr; }
 constexpr int kNoticeCount = 0;
 inline MPI_Datatype notice_type() { return MPI_BYTE; }
 // A persistent send Strider does not serve (its starts are not numbered) / a cancel of a request
-// that may be a send.
+// that is or may be a send (a cancel the MPI carries out leaves a gap in a stream's numbering;
+// which stream is not known for an untracked request: every stream is poisoned).
 void persistent_send(MPI_Comm comm, int dest, int tag);
-void untracked_cancel();
+void send_may_be_cancelled();
 
 // --- receives ---
 // Counts a receive operation being posted (ticket 0 where offers are off).

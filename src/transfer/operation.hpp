@@ -41,6 +41,10 @@ class Operation {
   // cancel the standard allows to fail).
   virtual bool may_cancel() { return true; }
 
+  // A send numbered for the same-node offers (offers/protocol.hpp): a cancel the MPI carries out
+  // would leave a gap in its stream's numbering.
+  virtual bool numbered_send() const { return false; }
+
   // A start of a persistent request: the MPI leaves the request live (inactive) when it
   // completes, so completion calls learn it from their flags, indices and statuses instead.
   virtual bool persistent() const { return false; }

@@ -113,7 +113,9 @@ Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {
   const auto it = ops_.find(request);
   if (it == ops_.end() || it->second.empty()) return CancelVerdict::Untracked;
   // The newest is the live request's (an older one awaits a completion call's claim).
-  return it->second.newest()->may_cancel() ? CancelVerdict::Forward : CancelVerdict::Refuse;
+  Operation* op = it->second.newest();
+  if (!op->may_cancel()) return CancelVerdict::Refuse;
+  return op->numbered_send() ? CancelVerdict::ForwardSend : CancelVerdict::Forward;
 }
 
 void Requests::orphan(MPI_Request request, OperationPtr op) {

@@ -51,8 +51,9 @@ class Requests {
   void orphan(MPI_Request request, OperationPtr op);
 
   // MPI_Cancel: whether the request is tracked, and if so whether its operation lets the MPI
-  // cancel it (Operation::may_cancel).
-  enum class CancelVerdict { Untracked, Forward, Refuse };
+  // cancel it (Operation::may_cancel), and whether it is a numbered send
+  // (Operation::numbered_send: ForwardSend).
+  enum class CancelVerdict { Untracked, Forward, ForwardSend, Refuse };
   CancelVerdict cancel_verdict(MPI_Request request);
   void progress_orphans();
   void drain_orphans();

@@ -429,6 +429,70 @@ TEST(P2POffers, RandomSchedulesKeepMpiMatching) {
   }
 }
 
+constexpr int kSelfMessages = 8;
+
+// One burst of messages to itself (receives posted first, then the sends, one Waitall): checks
+// that every one arrives exactly, and returns how many went by offers.
+std::uint64_t self_burst(std::mt19937_64& rng, int round) {
+  const int me = world_rank();
+  const std::uint64_t used_before = offers_used();
+  std::vector<PlacedBuffer> receives, sends;
+  std::vector<int> lengths;
+  std::vector<MPI_Request> requests;
+  for (int m = 0; m < kSelfMessages; ++m) {
+#ifdef STRIDER_P2P_TEST_GPU
+    const int len = 12288 + static_cast<int>(rng() % 4096);
+#else
+    const int len = kHeader + static_cast<int>(rng() % 1500);
+#endif
+    lengths.push_back(len);
+    receives.emplace_back(memory(true, Role::kRecv), sentinel_bytes(len), 0);
+    MPI_Request r;
+    EXPECT_EQ(
+        MPI_Irecv(receives.back().origin(), len, strided_int_type(), me, m, MPI_COMM_WORLD, &r),
+        MPI_SUCCESS);
+    requests.push_back(r);
+  }
+  for (int m = 0; m < kSelfMessages; ++m) {
+    std::vector<unsigned char> host(static_cast<std::size_t>(lengths[m]) * 8, 0);
+    for (int k = 0; k < lengths[m]; ++k) {
+      const int v = value(me, m, round, k);
+      std::memcpy(host.data() + k * 8, &v, sizeof v);
+    }
+    sends.emplace_back(memory(true, Role::kSend), host, 0);
+    MPI_Request r;
+    EXPECT_EQ(
+        MPI_Isend(sends.back().origin(), lengths[m], strided_int_type(), me, m, MPI_COMM_WORLD, &r),
+        MPI_SUCCESS);
+    requests.push_back(r);
+  }
+  std::vector<MPI_Status> statuses(requests.size());
+  EXPECT_EQ(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()),
+            MPI_SUCCESS);
+  for (int m = 0; m < kSelfMessages; ++m) {
+    int count = -1;
+    MPI_Get_count(&statuses[m], strided_int_type(), &count);
+    EXPECT_EQ(count, lengths[m]) << "message " << m;
+    EXPECT_EQ(statuses[m].MPI_SOURCE, me);
+    EXPECT_EQ(statuses[m].MPI_TAG, m);
+    const std::vector<unsigned char> got = receives[m].read();
+    for (int k = 0; k < lengths[m]; ++k) {
+      int v = 0;
+      std::memcpy(&v, got.data() + k * 8, sizeof v);
+      EXPECT_EQ(v, value(me, m, round, k)) << "message " << m << " element " << k;
+      EXPECT_EQ(got[k * 8 + 4], 0xA5) << "a hole was written, message " << m;
+    }
+  }
+  return offers_used() - used_before;
+}
+
+// Whether this run expects offers (Strider loaded, same-node on, not told otherwise).
+bool offers_expected() {
+  const char* same_node = std::getenv("STRIDER_SAME_NODE");
+  const bool on = same_node == nullptr || std::string(same_node) != "0";
+  return strider_loaded() && on && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0;
+}
+
 // A burst of messages to itself (receives posted first, then the sends, one Waitall, as a halo
 // whose periodic dimension has one process): every one arrives exactly, and with offers on they
 // go by offers (the process's own slots; on a GPU its own memory, written in place). On a GPU,
@@ -438,63 +502,10 @@ TEST(P2POffers, MessagesToSelfTakeOffers) {
   if (env_long("STRIDER_TEST_NO_SELF", 0) == 1) GTEST_SKIP() << "STRIDER_TEST_NO_SELF=1";
   const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 1));
   std::mt19937_64 rng(seed * 31u + static_cast<unsigned>(world_rank()));
-  const int me = world_rank();
   for (int round = 0; round < 3; ++round) {
     SCOPED_TRACE(round);
-    const std::uint64_t used_before = offers_used();
-    constexpr int kMessages = 8;
-    std::vector<PlacedBuffer> receives, sends;
-    std::vector<int> lengths;
-    std::vector<MPI_Request> requests;
-    for (int m = 0; m < kMessages; ++m) {
-#ifdef STRIDER_P2P_TEST_GPU
-      const int len = 12288 + static_cast<int>(rng() % 4096);
-#else
-      const int len = kHeader + static_cast<int>(rng() % 1500);
-#endif
-      lengths.push_back(len);
-      receives.emplace_back(memory(true, Role::kRecv), sentinel_bytes(len), 0);
-      MPI_Request r;
-      ASSERT_EQ(
-          MPI_Irecv(receives.back().origin(), len, strided_int_type(), me, m, MPI_COMM_WORLD, &r),
-          MPI_SUCCESS);
-      requests.push_back(r);
-    }
-    for (int m = 0; m < kMessages; ++m) {
-      std::vector<unsigned char> host(static_cast<std::size_t>(lengths[m]) * 8, 0);
-      for (int k = 0; k < lengths[m]; ++k) {
-        const int v = value(me, m, round, k);
-        std::memcpy(host.data() + k * 8, &v, sizeof v);
-      }
-      sends.emplace_back(memory(true, Role::kSend), host, 0);
-      MPI_Request r;
-      ASSERT_EQ(MPI_Isend(sends.back().origin(), lengths[m], strided_int_type(), me, m,
-                          MPI_COMM_WORLD, &r),
-                MPI_SUCCESS);
-      requests.push_back(r);
-    }
-    std::vector<MPI_Status> statuses(requests.size());
-    ASSERT_EQ(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), statuses.data()),
-              MPI_SUCCESS);
-    for (int m = 0; m < kMessages; ++m) {
-      int count = -1;
-      MPI_Get_count(&statuses[m], strided_int_type(), &count);
-      EXPECT_EQ(count, lengths[m]) << "message " << m;
-      EXPECT_EQ(statuses[m].MPI_SOURCE, me);
-      EXPECT_EQ(statuses[m].MPI_TAG, m);
-      const std::vector<unsigned char> got = receives[m].read();
-      for (int k = 0; k < lengths[m]; ++k) {
-        int v = 0;
-        std::memcpy(&v, got.data() + k * 8, sizeof v);
-        ASSERT_EQ(v, value(me, m, round, k)) << "message " << m << " element " << k;
-        ASSERT_EQ(got[k * 8 + 4], 0xA5) << "a hole was written, message " << m;
-      }
-    }
-    const char* same_node = std::getenv("STRIDER_SAME_NODE");
-    const bool on = same_node == nullptr || std::string(same_node) != "0";
-    if (strider_loaded() && on && env_long("STRIDER_TEST_EXPECT_OFFERS", 1) != 0) {
-      EXPECT_EQ(offers_used() - used_before, static_cast<std::uint64_t>(kMessages));
-    }
+    const std::uint64_t used = self_burst(rng, round);
+    if (offers_expected()) EXPECT_EQ(used, static_cast<std::uint64_t>(kSelfMessages));
   }
   set_p2p_host(false);
 }
@@ -798,6 +809,36 @@ TEST(P2POffers, PersistentRequestsTakeOffers) {
   } else if (!on) {
     EXPECT_EQ(total, 0);
   }
+}
+
+// A cancel of a send Strider numbered for the offers may leave a gap in its stream's numbering
+// (if the MPI carries it out), after which a sender's index could name a receiver's offer for
+// another message: every stream of the process stops taking offers (docs/same-node-p2p.md, I2),
+// whether or not the MPI cancelled it. Last in this file: the process takes no offers after it.
+TEST(P2POffers, ACancelledSendStopsTheOffers) {
+  if (env_long("STRIDER_TEST_NO_SELF", 0) == 1) GTEST_SKIP() << "STRIDER_TEST_NO_SELF=1";
+  std::mt19937_64 rng(77u + static_cast<unsigned>(world_rank()));
+  const std::uint64_t before = self_burst(rng, 0);
+  if (offers_expected()) EXPECT_EQ(before, static_cast<std::uint64_t>(kSelfMessages));
+  const int me = world_rank(), len = kHeader + 10;
+  std::vector<unsigned char> host(static_cast<std::size_t>(len) * 8, 0);
+  PlacedBuffer send(memory(true, Role::kSend), host, 0);
+  MPI_Request r = MPI_REQUEST_NULL;
+  ASSERT_EQ(MPI_Isend(send.origin(), len, strided_int_type(), me, 999, MPI_COMM_WORLD, &r),
+            MPI_SUCCESS);
+  ASSERT_EQ(MPI_Cancel(&r), MPI_SUCCESS);
+  MPI_Status st;
+  ASSERT_EQ(MPI_Wait(&r, &st), MPI_SUCCESS);
+  int cancelled = 0;
+  MPI_Test_cancelled(&st, &cancelled);
+  if (!cancelled) {
+    PlacedBuffer got(memory(true, Role::kRecv), sentinel_bytes(len), 0);
+    ASSERT_EQ(
+        MPI_Recv(got.origin(), len, strided_int_type(), me, 999, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+        MPI_SUCCESS);
+  }
+  EXPECT_EQ(self_burst(rng, 1), 0u) << "a send took an offer after a send was cancelled";
+  set_p2p_host(false);
 }
 
 }  // namespace
