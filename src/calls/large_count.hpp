@@ -12,9 +12,11 @@
 
 namespace strider::calls {
 
+constexpr bool fits_int(MPI_Count value) { return value >= INT_MIN && value <= INT_MAX; }
+
 inline bool fits_int(std::initializer_list<MPI_Count> values) {
   for (const MPI_Count v : values) {
-    if (v < INT_MIN || v > INT_MAX) return false;
+    if (!fits_int(v)) return false;
   }
   return true;
 }
@@ -26,7 +28,7 @@ bool narrow_all(const T* in, int n, std::vector<int>& out) {
   if (n < 0) return false;
   out.assign(static_cast<std::size_t>(n > 0 ? n : 1), 0);
   for (int i = 0; i < n; ++i) {
-    if (in[i] < INT_MIN || in[i] > INT_MAX) return false;
+    if (!fits_int(static_cast<MPI_Count>(in[i]))) return false;
     out[static_cast<std::size_t>(i)] = static_cast<int>(in[i]);
   }
   return true;

@@ -17,10 +17,11 @@
 #include "transfer/state.hpp"
 
 namespace strider::calls {
+namespace {
 
-bool neighbor_degrees(MPI_Comm comm, int& in, int& out) {
+// The topology of `comm` (MPI_Topo_test) and its in- and out-degrees; false when it has none.
+bool topology_degrees(MPI_Comm comm, int& topology, int& in, int& out) {
   if (comm == MPI_COMM_NULL) return false;
-  int topology = MPI_UNDEFINED;
   if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return false;
   if (topology == MPI_CART) {
     int dims = 0;
@@ -42,14 +43,11 @@ bool neighbor_degrees(MPI_Comm comm, int& in, int& out) {
   return false;
 }
 
-namespace {
-
 // The in-neighbours in the receive side's order, where the topology may name MPI_PROC_NULL (a
 // Cartesian dimension that is not periodic; a distributed graph's sources); empty otherwise.
-std::vector<int> in_neighbours(MPI_Comm comm, int in) {
+// `topology`, `in` and `out` as topology_degrees gave them.
+std::vector<int> in_neighbours(MPI_Comm comm, int topology, int in, int out) {
   std::vector<int> sources;
-  int topology = MPI_UNDEFINED;
-  if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return sources;
   if (topology == MPI_CART) {
     sources.resize(static_cast<std::size_t>(in));
     for (int d = 0; 2 * d + 1 < in; ++d) {
@@ -58,8 +56,6 @@ std::vector<int> in_neighbours(MPI_Comm comm, int in) {
       }
     }
   } else if (topology == MPI_DIST_GRAPH && in > 0) {
-    int out = 0, weighted = 0;
-    if (PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return {};
     sources.resize(static_cast<std::size_t>(in));
     std::vector<int> weights(static_cast<std::size_t>(in)), dests(std::max(out, 1)),
         dest_weights(std::max(out, 1));
@@ -73,9 +69,9 @@ std::vector<int> in_neighbours(MPI_Comm comm, int in) {
 
 // The MPI writes nothing into the receive piece of an MPI_PROC_NULL in-neighbour, so the
 // application's bytes there must stay as they are: its piece of the wire is not unpacked.
-void keep_absent_pieces(collective::Call& call, MPI_Comm comm, int in) {
+void keep_absent_pieces(collective::Call& call, MPI_Comm comm, int topology, int in, int out) {
   if (!call.recv.converted()) return;
-  const std::vector<int> sources = in_neighbours(comm, in);
+  const std::vector<int> sources = in_neighbours(comm, topology, in, out);
   std::vector<collective::Piece>& pieces = call.recv.pieces();
   for (std::size_t j = 0; j < sources.size() && j < pieces.size(); ++j) {
     if (sources[j] == MPI_PROC_NULL) pieces[j].skip = true;
@@ -94,6 +90,11 @@ collective::SameNodeShape same_node_shape(collective::SameNodeShape::Exchange ex
 
 }  // namespace
 
+bool neighbor_degrees(MPI_Comm comm, int& in, int& out) {
+  int topology = MPI_UNDEFINED;
+  return topology_degrees(comm, topology, in, out);
+}
+
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form) {
   const auto mpi = STRIDER_MPI_FORMS(MPI_Neighbor_allgather, MPI_Ineighbor_allgather,
@@ -101,15 +102,15 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
   const auto forward = [&] {
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
-  int in = 0, out = 0;
-  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
+  int topology = MPI_UNDEFINED, in = 0, out = 0;
+  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
                       collective::single_spec(scount, stype, 0, send_specs) &&
                       collective::uniform_specs(in, rcount, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
-  if (served) keep_absent_pieces(*call, comm, in);
+  if (served) keep_absent_pieces(*call, comm, topology, in, out);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   return collective::execute(
@@ -129,15 +130,15 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
   const auto forward = [&] {
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
-  int in = 0, out = 0;
-  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
+  int topology = MPI_UNDEFINED, in = 0, out = 0;
+  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
                       collective::single_spec(scount, stype, 0, send_specs) &&
                       collective::varying_specs(in, rcounts, displs, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
-  if (served) keep_absent_pieces(*call, comm, in);
+  if (served) keep_absent_pieces(*call, comm, topology, in, out);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAllgather, 1, in);
   collective::Varying d{};
@@ -163,15 +164,15 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
   const auto forward = [&] {
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
-  int in = 0, out = 0;
-  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
+  int topology = MPI_UNDEFINED, in = 0, out = 0;
+  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
                       collective::uniform_specs(out, scount, stype, send_specs) &&
                       collective::uniform_specs(in, rcount, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
-  if (served) keep_absent_pieces(*call, comm, in);
+  if (served) keep_absent_pieces(*call, comm, topology, in, out);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
@@ -191,15 +192,15 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
   const auto forward = [&] {
     return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
-  int in = 0, out = 0;
-  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
+  int topology = MPI_UNDEFINED, in = 0, out = 0;
+  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
                       collective::varying_specs(out, scounts, sdispls, stype, send_specs) &&
                       collective::varying_specs(in, rcounts, rdispls, rtype, recv_specs) &&
                       collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
-  if (served) keep_absent_pieces(*call, comm, in);
+  if (served) keep_absent_pieces(*call, comm, topology, in, out);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   collective::Varying s{}, d{};
@@ -230,8 +231,8 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   const auto forward = [&] {
     return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
-  int in = 0, out = 0;
-  if (collective::strider_off() || !neighbor_degrees(comm, in, out)) return forward();
+  int topology = MPI_UNDEFINED, in = 0, out = 0;
+  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
   if (collective::negative(out, scounts) || collective::negative(in, rcounts)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
@@ -239,7 +240,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
   collective::typed_specs(in, rcounts, rdispls, rtypes, recv_specs);
   const bool served =
       sbuf != MPI_IN_PLACE && collective::describe_sides(*call, sbuf, rbuf, send_specs, recv_specs);
-  if (served) keep_absent_pieces(*call, comm, in);
+  if (served) keep_absent_pieces(*call, comm, topology, in, out);
   const collective::SameNodeShape shape =
       same_node_shape(collective::SameNodeShape::Exchange::NeighborAlltoall, out, in);
   return collective::execute(
