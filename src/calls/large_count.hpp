@@ -55,5 +55,8 @@ struct NarrowedArrays {
 // How many peers an array argument of a collective on `comm` has (the group's size, the remote
 // group's on an intercommunicator); -1 where the MPI cannot say.
 int array_peers(MPI_Comm comm);
+// The same for an array only the root reads (Gatherv's receive counts, Scatterv's send counts):
+// 0 elsewhere. The root is `root` in an intracommunicator, MPI_ROOT in an intercommunicator.
+int root_array_peers(MPI_Comm comm, int root);
 
 }  // namespace strider::calls

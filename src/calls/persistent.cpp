@@ -21,15 +21,25 @@ bool refuse_persistent(std::initializer_list<const void*> buffers) {
   return false;
 }
 
+namespace {
+
+// Whether `name` is the MPI function `classic` or its large-count form (`classic` + "_c").
+bool is_call(const char* name, const char* classic) {
+  const std::size_t n = std::strlen(classic);
+  return std::strncmp(name, classic, n) == 0 &&
+         (name[n] == '\0' || std::strcmp(name + n, "_c") == 0);
+}
+
+}  // namespace
+
 bool mpi_persistent_collective_unreliable(const char* name, MPI_Comm comm) {
   const runtime::MpiLibrary& mpi = runtime::mpi_library();
   if (mpi.family != runtime::MpiFamily::Mpich || mpi.major > 4 ||
       (mpi.major == 4 && mpi.minor >= 3))
     return false;
-  if (std::strcmp(name, "MPI_Gather_init") == 0 || std::strcmp(name, "MPI_Scatter_init") == 0)
-    return true;
+  if (is_call(name, "MPI_Gather_init") || is_call(name, "MPI_Scatter_init")) return true;
   int inter = 0;
-  return std::strcmp(name, "MPI_Allgather_init") == 0 && comm != MPI_COMM_NULL &&
+  return is_call(name, "MPI_Allgather_init") && comm != MPI_COMM_NULL &&
          PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter != 0;
 }
 

@@ -17,11 +17,11 @@ namespace strider::calls {
 // skipped.
 bool refuse_persistent(std::initializer_list<const void*> buffers);
 
-// Whether the MPI's own persistent collective `name` (e.g. "MPI_Gather_init") loses data on wires
-// filled at MPI_Start, so that Strider must not serve it over that MPI. MPICH before 4.3: its
-// persistent Gather sends what the send buffer held at init (pmodels/mpich#7078), its persistent
-// Scatter fails or hangs at the second start, its persistent Allgather on an intercommunicator
-// corrupts data.
+// Whether the MPI's own persistent collective `name` (e.g. "MPI_Gather_init", or its `_c` form)
+// loses data on wires filled at MPI_Start, so that Strider must not serve it over that MPI.
+// MPICH before 4.3: its persistent Gather sends what the send buffer held at init
+// (pmodels/mpich#7078), its persistent Scatter fails or hangs at the second start, its persistent
+// Allgather on an intercommunicator corrupts data.
 bool mpi_persistent_collective_unreliable(const char* name, MPI_Comm comm);
 
 // Reports the refusal through `comm`'s error handler: MPI_ERR_BUFFER (a buffer the call cannot

@@ -54,6 +54,7 @@ struct Call {
   WireArgs send_args, recv_args;
   std::vector<Mirror> mirrors;  // reductions: host copies the MPI computes on
   bool nonblocking = false;     // finished at a completion call, after the application returned
+  std::shared_ptr<const void> narrowed;  // Form::narrowed, while the MPI may read it
 };
 
 // Describes both sides of a call from their piece specs; false to forward (a side Strider cannot
@@ -117,6 +118,7 @@ int serve_persistent(std::unique_ptr<Call> call, const Form& form, Issue issue) 
 template <class Issue>
 int serve(std::unique_ptr<Call> call, const Form& form, Issue issue) {
   transfer::counters().collectives_served++;
+  call->narrowed = form.narrowed;
   if (form.is_persistent) return serve_persistent(std::move(call), form, issue);
   MPI_Request* request = form.request;
   call->nonblocking = request != nullptr;

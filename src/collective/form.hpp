@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <memory>
 
 namespace strider::collective {
@@ -33,6 +34,14 @@ struct Form {
   bool is_persistent = false;
   MPI_Info info = MPI_INFO_NULL;
   std::shared_ptr<Call>* kept = nullptr;
+
+  // A call that came through an MPI-4 large-count entry point (`_c`) with its counts and
+  // displacements narrowed to ints: `original` makes the MPI's own `_c` call on the
+  // application's arguments, where Strider does not serve the call; `narrowed` holds the int
+  // arrays the classic path may hand the MPI, kept with the served call until it completes or,
+  // persistent, is freed (the MPI may read them until then).
+  std::function<int()> original;
+  std::shared_ptr<const void> narrowed;
 };
 
 }  // namespace strider::collective
