@@ -74,6 +74,9 @@ typedef struct strider_stats {
                                  while the application made no MPI call (STRIDER_PROGRESS_US) */
   uint64_t receives_early;    /* receives unpacked in the wave of a completion call made for
                                  another request, and reported by a later one (docs/bursts.md) */
+  uint64_t default_stream_checks; /* questions whether a GPU's legacy default stream is idle,
+                                     which a receive offered for writes in place asks: one per
+                                     MPI_Startall or burst of nonblocking receives, per GPU */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

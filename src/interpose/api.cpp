@@ -76,6 +76,7 @@ void collect_stats(strider_stats* out) {
   out->deferred_flushes = c.deferred_flushes.load();
   out->progress_flushes = c.progress_flushes.load();
   out->receives_early = c.receives_early.load();
+  out->default_stream_checks = c.default_stream_checks.load();
 }
 
 }  // namespace

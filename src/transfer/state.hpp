@@ -48,6 +48,7 @@ struct Counters {
   std::atomic<std::uint64_t> deferred_flushes{0};   // calls that packed and started them
   std::atomic<std::uint64_t> progress_flushes{0};   // of those, the progress thread's
   std::atomic<std::uint64_t> receives_early{0};     // completed in another's wave (early_arrivals)
+  std::atomic<std::uint64_t> default_stream_checks{0};  // offers::PublishedTogether
 };
 
 Counters& counters();
