@@ -16,8 +16,9 @@
 # runs on Open MPI), this tree with its progress thread (STRIDER_PROGRESS_US=100) and without
 # (=0), in turn (halo_overlap_{on,off}_*). NAME (default bursts) names the
 # log (NAME.txt) and archives (NAME-bench.tar.gz, NAME-extras.tar.gz), so that one device call
-# can run the script twice (say NP=4, then NP=2).
-# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong multiple overlap"]
+# can run the script twice (say NP=4, then NP=2). "profile": form (i) at box 64 with
+# STRIDER_PROFILE=1, this tree and the before tree (profile_*.txt).
+# Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong multiple overlap profile"]
 #        [COMPUTE_US=1000]
 #        [BEFORE_PERSISTENT=0] [NAME=bursts] scripts/gpu-bursts.sh
 set -uo pipefail
@@ -68,6 +69,12 @@ for round in 1 2; do
         --iters 10 --forms isend,waitany,persistent --compute-us "${COMPUTE_US:-1000}" --serialized \
         --csv "$OUT/bench/halo_overlap_${thread}_$round.csv"
     fi
+    # "profile": form (i) at box 64 with STRIDER_PROFILE=1 (the phases' host time, printed at
+    # MPI_Finalize), this tree and the before tree (profile_{after,before}_*.txt).
+    [[ $benches == *" profile "* && $which != burst0 ]] &&
+      run_tail=200 log=$OUT/bench/profile_${which}_$round.txt run "halo profile, $which $round" \
+      120 LD_PRELOAD="$l" STRIDER_PROFILE=1 -- $build/bench/strider_bench_halo --n 64 --iters 20 \
+      --forms isend --csv "$OUT/bench/halo_profile_${which}_$round.csv"
     [[ $benches == *" pingpong "* && $which != burst0 ]] &&
       run "pingpong, $which $round" 60 LD_PRELOAD="$l" -- $build/bench/strider_bench_pingpong \
       --budget-ms 100 --out "$OUT/bench/pingpong_${which}_$round.csv"

@@ -498,7 +498,8 @@ bool offers_expected() {
 // go by offers (the process's own slots; on a GPU its own memory, written in place). On a GPU,
 // messages of 48-64 KiB packed: in a burst smaller ones go by the MPI where the model finds the
 // offer's host cost the larger (model::offer_wins). A burst's receives, posted back to back,
-// ask once whether the GPU's default stream is idle (offers::publish_later), not once per offer.
+// ask whether the GPU's default stream is idle once per four offers (offers::publish_later), not
+// once per offer.
 TEST(P2POffers, MessagesToSelfTakeOffers) {
   if (env_long("STRIDER_TEST_NO_SELF", 0) == 1) GTEST_SKIP() << "STRIDER_TEST_NO_SELF=1";
   const std::uint64_t seed = static_cast<std::uint64_t>(env_long("STRIDER_TEST_SEED", 1));
@@ -511,7 +512,8 @@ TEST(P2POffers, MessagesToSelfTakeOffers) {
     const std::uint64_t used = self_burst(rng, round);
     if (offers_expected()) EXPECT_EQ(used, static_cast<std::uint64_t>(kSelfMessages));
     if (strider_loaded() && bursts) {
-      EXPECT_LE(stats().default_stream_checks - checks, 1u) << "one check per offer";
+      EXPECT_LE(stats().default_stream_checks - checks, kSelfMessages / 4u)
+          << "one check per offer";
     }
   }
   set_p2p_host(false);
