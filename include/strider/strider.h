@@ -76,8 +76,7 @@ typedef struct strider_stats {
                                  another request, and reported by a later one (docs/bursts.md) */
   uint64_t default_stream_checks; /* questions whether a GPU's legacy default stream is idle,
                                      which a receive offered for writes in place asks: one per
-                                     MPI_Startall, or per four nonblocking receives
-                                     of a burst, per GPU */
+                                     such receive, or per MPI_Startall and GPU */
 } strider_stats;
 
 /* Library version, e.g. "0.1.0". */

@@ -379,8 +379,7 @@ CallCount::CallCount() { ++calls_inside; }
 CallCount::~CallCount() { --calls_inside; }
 
 EntryCall::EntryCall() {
-  offers::publish_waiting();  // before anything completes those receives, or claims their offers
-  flush_deferred_sends();     // waits for a flush of the progress thread's under way
+  flush_deferred_sends();  // waits for a flush of the progress thread's under way
   call_due_error_handlers();
 }
 

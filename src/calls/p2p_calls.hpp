@@ -15,7 +15,6 @@
 #include "offers/protocol.hpp"
 #include "runtime/profile.hpp"
 #include "transfer/requests.hpp"
-#include "transfer/settings.hpp"
 #include "transfer/state.hpp"
 #include "transfer/wire.hpp"
 
@@ -83,7 +82,6 @@ int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI
   const PostingTurn turn;
   const runtime::Timed timed(runtime::Phase::Isend);
   transfer::ProgressOrphans progress;
-  offers::publish_waiting();  // a send to this process may take them
   const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
   transfer::Object object;
   if (!packed_send(buf, count, type, dest, comm, object)) {
@@ -166,16 +164,11 @@ int nonblocking_receive(const transfer::Object& object, const transfer::Peer& pe
     rc = receive(in.wire.data(), in.post.count, in.post.type, request);
   }
   if (rc != MPI_SUCCESS) return rc;  // `in` releases its wire buffer and type
-  // In a burst the offer waits for the application's next call that is not a receive's post
-  // (offers::publish_later), where it is now in its operation.
-  const bool later = offering && transfer::settings().bursts;
-  if (offering && !later) offers::publish(in);
+  if (offering) offers::publish(in);
   // An offer's data needs no unpack, and a receive no wave takes gains nothing from one.
   const bool may_join_waves = !offering && transfer::joins_waves(in);
-  auto op = std::make_unique<ReceiveOperation>(std::move(in));
-  transfer::Incoming* posted = op->incoming();
-  const std::uint64_t tracked_as = transfer::requests().track(*request, std::move(op));
-  if (later) offers::publish_later(*posted);
+  const std::uint64_t tracked_as =
+      transfer::requests().track(*request, std::make_unique<ReceiveOperation>(std::move(in)));
   if (may_join_waves) note_posted(*request, tracked_as);
   return MPI_SUCCESS;
 }

@@ -1,7 +1,6 @@
 #include "offers/protocol.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <unordered_set>
@@ -40,9 +39,6 @@ constexpr std::int64_t kHostLandingBytes = std::int64_t{16} << 10;
 // work, so a ping-pong's sender comes back first. Under what the data path costs a GPU message
 // (a launch + sync on each side).
 constexpr std::chrono::microseconds kOfferWait{20};
-// How many nonblocking receives' offers wait at most for publish_waiting (publish_later): one
-// default-stream check (about 2.4 us on an H100) per this many offers.
-constexpr std::size_t kPublishedTogether = 4;
 
 struct Protocol {
   bool naming = false;  // the same on every process of the world: communicators get names
@@ -636,66 +632,8 @@ void publish(transfer::Incoming& in) {
 }
 
 namespace {
-
 thread_local PublishedTogether* together = nullptr;
-
-// The receives whose offers wait for publish_waiting, with their extras (whose address, unlike
-// the receive's, stays put: an extras' destructor takes its receive off the list). Below
-// MPI_THREAD_MULTIPLE only: one thread calls the MPI at a time, whichever it is.
-struct Waiting {
-  transfer::Incoming* in;
-  const OfferedReceive* extras;
-};
-std::vector<Waiting>& waiting() {
-  static auto* w = new std::vector<Waiting>;  // outlives static destruction at exit
-  return *w;
-}
-// Whether the list holds any: what every call reads (under MPI_THREAD_MULTIPLE, where no offer is
-// made, it stays false, and threads read it side by side).
-std::atomic<bool> any_waiting{false};
-
-void forget_waiting(const OfferedReceive& r) {
-  std::vector<Waiting>& w = waiting();
-  std::erase_if(w, [&r](const Waiting& x) { return x.extras == &r; });
-  any_waiting.store(!w.empty(), std::memory_order_relaxed);
-}
-
 }  // namespace
-
-void publish_later(transfer::Incoming& in) {
-  if (!in.extras) return;
-  OfferedReceive& r = offered(in);
-  if (!r.offer.planned || r.waiting) return;
-  r.waiting = true;
-  waiting().push_back({&in, &r});
-  any_waiting.store(true, std::memory_order_relaxed);
-  // Not held back longer: a peer whose sends come before this process's next other call would
-  // find no offer for them (measured: one offer in six missed at box 64 when all waited).
-  if (waiting().size() >= kPublishedTogether) publish_waiting();
-}
-
-void publish_waiting() {
-  if (!any_waiting.load(std::memory_order_relaxed)) return;
-  const PublishedTogether published_together;
-  // Taken off the list first: publishing touches nothing that takes a receive off it.
-  std::vector<Waiting> now;
-  now.swap(waiting());
-  any_waiting.store(false, std::memory_order_relaxed);
-  for (const Waiting& x : now) {
-    offered(*x.in).waiting = false;
-    publish(*x.in);
-  }
-}
-
-OfferedReceive::~OfferedReceive() {
-  if (waiting) forget_waiting(*this);
-}
-
-void OfferedReceive::release() {
-  if (waiting) forget_waiting(*this);
-  waiting = false;
-  offer = Offer{};
-}
 
 PublishedTogether::PublishedTogether() : outer_(std::exchange(together, this)) {}
 PublishedTogether::~PublishedTogether() { together = outer_; }

@@ -103,18 +103,6 @@ bool plan_offer(transfer::Incoming& in, int source, int tag, bool nonblocking);
 // Publishes the planned offer. Call only once the MPI has accepted the receive: a notice then
 // always meets that receive, never one posted after a receive the MPI refused.
 void publish(transfer::Incoming& in);
-// A nonblocking receive's planned offer, published later: with the other receives the
-// application posts back to back, four at a time or at its next call that is not a receive's
-// post (publish_waiting), so that one question whether the legacy default stream is idle serves
-// them all (PublishedTogether) instead of one per offer (about 2.4 us on an H100, the largest
-// part of an offer's cost). Call once the MPI has accepted the receive, with `in` where it stays
-// until the receive completes (in its operation). An offer published late is one more message whose
-// sender may find none, which then goes as data: nothing waits for it.
-void publish_later(transfer::Incoming& in);
-// Publishes the offers publish_later kept (one load where there are none). Every interposed call
-// but a receive's post calls it first (calls/deferred_sends.hpp: EntryCall, and the sends'
-// posts), so the list is empty before any call can complete, cancel or free those receives.
-void publish_waiting();
 // While one lives in this thread, the offers published are those of one MPI call (MPI_Startall's
 // receives): the application queued nothing between them, so whether its legacy default stream
 // is idle (what a write in place must follow) is asked once per GPU for all of them, not once per

@@ -51,15 +51,10 @@ struct Offer {
 
 // Both, as the receive's extras (transfer/receive_extras.hpp).
 struct OfferedReceive final : transfer::ReceiveExtras {
-  OfferedReceive() = default;
-  OfferedReceive(const OfferedReceive&) = delete;
-  OfferedReceive& operator=(const OfferedReceive&) = delete;
-  ~OfferedReceive() override;
-  Watch watch;           // counted by the receive ledger (protocol.hpp)
-  Offer offer;           // the same-node offer made for it, if any
-  bool waiting = false;  // its planned offer is in publish_later's list (protocol.hpp)
+  Watch watch;  // counted by the receive ledger (protocol.hpp)
+  Offer offer;  // the same-node offer made for it, if any
   bool settle(transfer::Incoming& in, MPI_Status& status, int error, int& rc) override;
-  void release() override;
+  void release() override { offer = Offer{}; }
   bool unsettled() const override { return offer.slot >= 0 || watch.ticket != 0; }
 };
 // The offers' extras of `in`, made on first use.
