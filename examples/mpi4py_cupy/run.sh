@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs halo_exchange.py (mpi4py + CuPy, GPU buffers, derived datatypes) on 2 ranks.
+# Runs halo_exchange.py or collectives.py (mpi4py + CuPy, GPU buffers, derived datatypes) on 2
+# ranks.
 #
 # Usage: run.sh [OPTIONS] /path/to/libstrider.so   with Strider preloaded: exit 0 when every
 #                                                  byte arrived correctly
@@ -11,7 +12,9 @@
 #                                openmpi; selects mpi4py's ABI: the wheel's is MPICH's)
 #          --launcher PATH       mpirun to use (default $STRIDER_EXAMPLE_LAUNCHER, else
 #                                mpirun.<mpi>, or the wheel's mpiexec for mpich-wheel)
-#          -- ARGS...            passed to halo_exchange.py (e.g. -- --shape 32 24 20)
+#          --program NAME        halo_exchange.py (default) or collectives.py (mpi4py's
+#                                collectives on CuPy arrays against NumPy copies)
+#          -- ARGS...            passed to the program (e.g. -- --shape 32 24 20)
 # Environment: PYTHON (default python3; the wheel's .venv-mpi/bin/python3 for mpich-wheel),
 # STRIDER_EXAMPLE_TIMEOUT (seconds, default 240), STRIDER_WHEEL_PREFIX (default .venv-mpi).
 # Exit 77 (skipped) when PYTHON cannot import mpi4py or cupy, or sees no GPU, and for
@@ -20,14 +23,16 @@ set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=with lib="" mpi=${STRIDER_EXAMPLE_MPI:-openmpi} launcher=${STRIDER_EXAMPLE_LAUNCHER:-}
+program=halo_exchange.py
 script_args=()
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 while [[ $# -gt 0 ]]; do
   case $1 in
     --without-strider) mode=without ;;
     --mpi) mpi=${2:?--mpi needs a value}; shift ;;
     --launcher) launcher=${2:?--launcher needs a value}; shift ;;
+    --program) program=${2:?--program needs a value}; shift ;;
     -h | --help) usage; exit 0 ;;
     --) shift; script_args=("$@"); break ;;
     -*) echo "run.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
@@ -99,12 +104,20 @@ if [[ $mode == with ]]; then
 else
   preload=(env -u LD_PRELOAD)
 fi
-cmd=("$launcher" "${flags[@]}" -n 2 "${preload[@]}" "$python" "$here/halo_exchange.py"
+cmd=("$launcher" "${flags[@]}" -n 2 "${preload[@]}" "$python" "$here/$program"
      "${script_args[@]}")
 echo "run.sh: ${cmd[*]}"
 timeout --kill-after=15 "${STRIDER_EXAMPLE_TIMEOUT:-240}" "${cmd[@]}" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
-success_line="mpi4py+cupy halo exchange: every byte correct"
+# What the program prints when every byte is correct, and once it has started on the GPU
+# buffers (a failure before that is a set-up problem).
+case $program in
+  halo_exchange.py) success_line="mpi4py+cupy halo exchange: every byte correct"
+                    started_line="exchanging halos" ;;
+  collectives.py) success_line="mpi4py+cupy collectives: every byte correct"
+                  started_line="running collectives" ;;
+  *) echo "run.sh: --program must be halo_exchange.py or collectives.py" >&2; exit 2 ;;
+esac
 
 if [[ $mode == with ]]; then
   if [[ $rc -eq 0 ]] && grep -aqF "$success_line" "$log"; then
@@ -121,7 +134,7 @@ if [[ $rc -eq 0 ]] && grep -aqF "$success_line" "$log"; then
   echo "run.sh: without Strider: unexpectedly passed (is this MPI CUDA-aware?)"
   exit 1
 fi
-if ! grep -aqF "Strider is not loaded" "$log" || ! grep -aq "exchanging halos" "$log"; then
+if ! grep -aqF "Strider is not loaded" "$log" || ! grep -aqF "$started_line" "$log"; then
   echo "run.sh: without Strider: failed before the exchange (exit status $rc): a set-up" \
        "problem, not the GPU buffers; see the output above"
   exit 1
