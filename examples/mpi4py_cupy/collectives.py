@@ -13,26 +13,14 @@ Rank 0 prints "mpi4py+cupy collectives: every byte correct" when all agree; any 
 exits non-zero. run.sh --program collectives.py runs it with Strider and without.
 """
 
-import ctypes
-import sys
-
 import cupy
 import numpy as np
 from mpi4py import MPI
 
+from halo_exchange import run, strider_version  # this directory's
+
 SUCCESS = "mpi4py+cupy collectives: every byte correct"
 BLOCK = 16  # ints a block of the datatype spans (its extent is 15 ints: 8 at stride 2)
-
-
-def strider_version():
-    """Strider's version if libstrider.so is loaded in this process, else None."""
-    try:
-        fn = ctypes.CDLL(None).strider_version
-    except (AttributeError, OSError):
-        return None
-    fn.restype = ctypes.c_char_p
-    fn.argtypes = []
-    return fn().decode()
 
 
 def started(request, times=2):
@@ -131,4 +119,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run(main)

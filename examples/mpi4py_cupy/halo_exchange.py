@@ -266,12 +266,18 @@ def main():
     return 0
 
 
-if __name__ == "__main__":
+def run(entry):
+    """Exits with entry()'s code; an exception aborts every rank instead, since one rank failing
+    must not leave the others blocked in a receive or a collective."""
     try:
-        code = main()
-    except Exception:  # one rank failing must not leave the other blocked in a receive
+        code = entry()
+    except Exception:
         import traceback
         traceback.print_exc()
         sys.stderr.flush()
         MPI.COMM_WORLD.Abort(1)
     sys.exit(code)
+
+
+if __name__ == "__main__":
+    run(main)

@@ -7,8 +7,12 @@
 #include <mpi.h>
 
 #include <climits>
+#include <functional>
 #include <initializer_list>
+#include <memory>
 #include <vector>
+
+#include "collective/form.hpp"
 
 namespace strider::calls {
 
@@ -25,8 +29,8 @@ inline bool fits_int(std::initializer_list<MPI_Count> values) {
 // false where `n` is negative or a value does not fit.
 template <class T>
 bool narrow_all(const T* in, int n, std::vector<int>& out) {
-  if (n < 0) return false;
   out.assign(static_cast<std::size_t>(n > 0 ? n : 1), 0);
+  if (n < 0 || (n > 0 && in == nullptr)) return false;  // the MPI reports it
   for (int i = 0; i < n; ++i) {
     if (!fits_int(static_cast<MPI_Count>(in[i]))) return false;
     out[static_cast<std::size_t>(i)] = static_cast<int>(in[i]);
@@ -39,6 +43,13 @@ bool narrow_all(const T* in, int n, std::vector<int>& out) {
 // receive ones stand in. False where a value does not fit.
 struct NarrowedArrays {
   std::vector<int> send_counts, send_displs, recv_counts, recv_displs;
+  // All zeros, for a call that forwards only (collective::Form::forward_only).
+  void zero(int send, int receive) {
+    for (auto* v : {&send_counts, &send_displs})
+      v->assign(static_cast<std::size_t>(send > 0 ? send : 1), 0);
+    for (auto* v : {&recv_counts, &recv_displs})
+      v->assign(static_cast<std::size_t>(receive > 0 ? receive : 1), 0);
+  }
   bool narrow(const void* sbuf, const MPI_Count* scounts, const MPI_Aint* sdispls, int send,
               const MPI_Count* rcounts, const MPI_Aint* rdispls, int receive) {
     if (!narrow_all(rcounts, receive, recv_counts) || !narrow_all(rdispls, receive, recv_displs))
@@ -51,6 +62,23 @@ struct NarrowedArrays {
     return true;
   }
 };
+
+// `form` for a large-count call on the classic path (collective::Form): `original`, the
+// application's own `_c` call, is how it reaches the MPI where Strider does not serve it; where a
+// value does not fit an int (`fits` false) it forwards only; a served call keeps `narrowed`.
+inline collective::Form large_count_form(collective::Form form, bool fits,
+                                         std::function<int()> original,
+                                         std::shared_ptr<const void> narrowed = nullptr) {
+  form.original = std::move(original);
+  form.narrowed = std::move(narrowed);
+  form.forward_only = !fits;
+  return form;
+}
+
+// An int for a count that fits one; 0 for one that does not (the call then forwards only).
+constexpr int narrow_or_zero(MPI_Count value) {
+  return fits_int(value) ? static_cast<int>(value) : 0;
+}
 
 // How many peers an array argument of a collective on `comm` has (the group's size, the remote
 // group's on an intercommunicator); -1 where the MPI cannot say.

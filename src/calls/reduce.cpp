@@ -86,6 +86,13 @@ int bad_arguments(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what)
 // A blocking call whose ranks all run on one node is first offered to the GPUs
 // (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
 // receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
+// Whether a reduction goes to the MPI at once (else `g` is its group): Strider off, a
+// communicator the MPI must judge, or a large-count call whose counts do not fit an int. A
+// reduction's counts are alike on every rank, so that one forwards only where all do.
+bool forwards_at_once(const collective::Form& form, MPI_Comm comm, collective::Group& g) {
+  return form.forward_only || collective::strider_off() || !collective::group_of(comm, g);
+}
+
 bool on_gpus(MPI_Comm comm, const collective::Form& form, const void* sbuf, void* rbuf,
              collective::ReductionShape shape, int& rc) {
   if (!form.blocking()) return false;
@@ -102,7 +109,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   const auto mpi = STRIDER_MPI_FORMS(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, root, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (forwards_at_once(form, comm, g)) return forward();
   const collective::Role role = collective::role_of(g, root);
   // An idle rank's arguments are not significant (an intercommunicator's MPI_PROC_NULL ranks).
   if (role == collective::Role::Idle) return forward();
@@ -131,7 +138,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   const auto mpi = STRIDER_MPI_FORMS(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (forwards_at_once(form, comm, g)) return forward();
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, "MPI_Allreduce");
   int rc = MPI_SUCCESS;
   if (on_gpus(comm, form, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size}, rc)) {
@@ -152,7 +159,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
       STRIDER_MPI_FORMS(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcounts, type, op, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (forwards_at_once(form, comm, g)) return forward();
   int size = 0;
   PMPI_Comm_size(comm, &size);
   if (refused(collective::negative(size, rcounts), type)) {
@@ -187,7 +194,7 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
                                      MPI_Reduce_scatter_block_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcount, type, op, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (forwards_at_once(form, comm, g)) return forward();
   if (refused(rcount < 0, type)) {
     return bad_arguments(comm, type, op, "MPI_Reduce_scatter_block");
   }
@@ -226,7 +233,7 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
                      const collective::Form& form) {
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (forwards_at_once(form, comm, g)) return forward();
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, name);
   if (g.inter) return forward();
   int rc = MPI_SUCCESS;

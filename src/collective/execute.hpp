@@ -27,6 +27,7 @@ inline int nothing_to_prepare(Call&) { return MPI_SUCCESS; }
 template <class Forward, class Prepare, class Issue>
 int execute(std::unique_ptr<Call> call, bool served, const SameNodeShape* same_node,
             const Form& form, Forward forward, Prepare prepare, Issue issue) {
+  if (form.forward_only) served = false;
   if (same_node != nullptr && form.blocking()) {
     int rc = MPI_SUCCESS;
     if (same_node_collective(call->comm, *same_node, served ? call.get() : nullptr, rc)) return rc;

@@ -42,6 +42,11 @@ struct Form {
   // persistent, is freed (the MPI may read them until then).
   std::function<int()> original;
   std::shared_ptr<const void> narrowed;
+  // Such a call whose values do not fit an int on this rank (its arguments then hold zeros): not
+  // served here. It still takes part in what every rank of the call does first, the same-node
+  // step of a blocking call (execute.hpp), whose collectives other ranks, whose values fit, make
+  // too; then it goes to the MPI through `original`.
+  bool forward_only = false;
 };
 
 }  // namespace strider::collective

@@ -1,7 +1,9 @@
 // MPI-4's large-count collectives (`_c`) whose counts are scalars, for MPIs that have them
 // (MPICH 4; mpi4py calls them wherever they exist, so its collectives on GPU buffers reach
 // Strider only through these): blocking, nonblocking and persistent. Served through the classic
-// paths where every count fits an int (calls/large_count.hpp); otherwise the MPI's own `_c` call.
+// paths where every count fits an int (calls/large_count.hpp); otherwise, and where Strider does
+// not serve the call, the MPI's own `_c` call, after the steps every rank takes
+// (collective::Form::forward_only).
 // The forms with count arrays: collectives_mpi4_arrays.cpp.
 #include <mpi.h>
 
@@ -10,29 +12,17 @@
 #include "interpose/large_count_forms.hpp"
 
 using strider::collective::Form;
-using strider::transfer::ProgressOrphans;
 
 // The three `_c` forms of a collective whose counts are scalars: PARAMS the blocking form's
 // parameter list, BUFFERS its buffers and COUNTS its counts (both parenthesized), ARGS its argument
 // list, NARROWED the same with the counts as ints (`narrow`).
-#define STRIDER_LARGE_COUNT_FORMS(Name, IName, call, BUFFERS, PARAMS, COUNTS, ARGS, NARROWED) \
-  STRIDER_EXPORT int MPI_##Name##_c PARAMS {                                                  \
-    const strider::calls::EntryCall entry;                                                    \
-    ProgressOrphans progress;                                                                 \
-    if (!strider::calls::fits_int COUNTS) return STRIDER_NEXT(MPI_##Name##_c) ARGS;           \
-    return strider::calls::call(STRIDER_ARGS NARROWED, Form{});                               \
-  }                                                                                           \
-  STRIDER_EXPORT int MPI_##IName##_c STRIDER_WITH_REQUEST PARAMS {                            \
-    const strider::calls::EntryCall entry;                                                    \
-    ProgressOrphans progress;                                                                 \
-    if (!strider::calls::fits_int COUNTS) {                                                   \
-      return STRIDER_NEXT(MPI_##IName##_c) STRIDER_AND_REQUEST ARGS;                          \
-    }                                                                                         \
-    return strider::calls::call(STRIDER_ARGS NARROWED, Form{request});                        \
-  }                                                                                           \
-  STRIDER_LARGE_COUNT_INIT(Name, IName, BUFFERS, PARAMS, ARGS,                                \
-                           if (!strider::calls::fits_int COUNTS) return next();               \
-                           return strider::calls::call(STRIDER_ARGS NARROWED, form);)
+#define STRIDER_LARGE_COUNT_FORMS(Name, IName, call, BUFFERS, PARAMS, COUNTS, ARGS, NARROWED)     \
+  STRIDER_LARGE_COUNT_ENTRIES(                                                                    \
+      Name, IName, BUFFERS, PARAMS, ARGS, [&](const Form& form_, const auto& original_) {         \
+        return strider::calls::call(                                                              \
+            STRIDER_ARGS NARROWED,                                                                \
+            strider::calls::large_count_form(form_, strider::calls::fits_int COUNTS, original_)); \
+      })
 
 // The reductions with one count and no root (Allreduce, Reduce_scatter_block, Scan, Exscan).
 #define STRIDER_LARGE_COUNT_REDUCTION(Name, IName, call)                                       \
@@ -44,7 +34,8 @@ using strider::transfer::ProgressOrphans;
 
 namespace {
 
-int narrow(MPI_Count count) { return static_cast<int>(count); }
+// Where a count does not fit, the call forwards only (Form::forward_only) and the value is 0.
+constexpr int narrow(MPI_Count count) { return strider::calls::narrow_or_zero(count); }
 
 }  // namespace
 

@@ -37,3 +37,22 @@
 #else
 #define STRIDER_LARGE_COUNT_INIT(...)
 #endif
+
+// The three `_c` entry points of a collective: PARAMS and ARGS the blocking form's parameter and
+// argument lists, BUFFERS its buffers (parenthesized), and SERVE a callable, called as
+// SERVE(form, original) in each form, `original` the application's own call to the MPI in it.
+#define STRIDER_LARGE_COUNT_ENTRIES(Name, IName, BUFFERS, PARAMS, ARGS, SERVE)                    \
+  STRIDER_EXPORT int MPI_##Name##_c PARAMS {                                                      \
+    const strider::calls::EntryCall entry;                                                        \
+    strider::transfer::ProgressOrphans progress;                                                  \
+    return (SERVE)(strider::collective::Form{},                                                   \
+                   [&] { return STRIDER_NEXT(MPI_##Name##_c) ARGS; });                            \
+  }                                                                                               \
+  STRIDER_EXPORT int MPI_##IName##_c STRIDER_WITH_REQUEST PARAMS {                                \
+    const strider::calls::EntryCall entry;                                                        \
+    strider::transfer::ProgressOrphans progress;                                                  \
+    const auto original = [&] { return STRIDER_NEXT(MPI_##IName##_c) STRIDER_AND_REQUEST ARGS; }; \
+    if (request == nullptr) return original(); /* the MPI reports it */                           \
+    return (SERVE)(strider::collective::Form{request}, original);                                 \
+  }                                                                                               \
+  STRIDER_LARGE_COUNT_INIT(Name, IName, BUFFERS, PARAMS, ARGS, return (SERVE)(form, next);)

@@ -463,5 +463,75 @@ TEST_P(CountArrays, AsTheMpisClassicCalls) {
 
 INSTANTIATE_TEST_SUITE_P(Forms, CountArrays, ::testing::Values(0, 1, 2));
 
+// A value that does not fit an int on some ranks only (here 3e9, a displacement of a zero count,
+// or a count the call does not read there): those ranks forward to the MPI's `_c` call while the
+// others may be served, and the blocking calls' same-node step, which every rank takes, must not
+// hang. On a fresh communicator too, whose first call asks the ranks whether they share a node.
+TEST(LargeCount, ValuesThatFitOnSomeRanksOnly) {
+  if (on_open_mpi()) GTEST_SKIP() << "Open MPI 4.1 has no _c calls";
+  const Fixture f;
+  const MPI_Datatype t = f.strided;
+  const int n = f.size;
+  constexpr MPI_Aint kFar = 3000000000;
+  for (const bool fresh : {true, false}) {
+    SCOPED_TRACE(fresh ? "fresh communicator" : "used communicator");
+    // Split, not duplicated: a duplicate inherits what Strider learned of the original.
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(f.comm, 0, f.rank, &comm);
+    if (!fresh) {
+      std::vector<int> s(2 * kInts, 1), r(2 * kInts * f.size);
+      MPI_Allgather(s.data(), 1, t, r.data(), 1, t, comm);  // asks once, as the call below would
+    }
+    const int root = n - 1;
+    // Every rank gives one block but the first, which gives none: at the root its displacement
+    // is far.
+    std::vector<MPI_Count> counts(n, 1);
+    std::vector<int> icounts(n, 1), idispls(n);
+    std::vector<MPI_Aint> displs(n);
+    counts[0] = icounts[0] = 0;
+    for (int k = 0; k < n; ++k) idispls[k] = displs[k] = k;
+    displs[0] = kFar;
+    const int mine = f.rank == 0 ? 0 : 1;
+    expect_like_the_mpi(
+        "Gatherv", 1, n,
+        [&](bool c, const int* s, int* r) {
+          return c ? MPI_Gatherv_c(s, mine, t, r, counts.data(), displs.data(), t, root, comm)
+                   : PMPI_Gatherv(s, mine, t, r, icounts.data(), idispls.data(), t, root, comm);
+        },
+        true);
+    expect_like_the_mpi(
+        "Scatterv", n, 1,
+        [&](bool c, const int* s, int* r) {
+          return c ? MPI_Scatterv_c(s, counts.data(), displs.data(), t, r, mine, t, root, comm)
+                   : PMPI_Scatterv(s, icounts.data(), idispls.data(), t, r, mine, t, root, comm);
+        },
+        true);
+    // Alltoallv: nothing from the last rank to rank 0, whose displacement for it is far.
+    std::vector<MPI_Count> sc(n, 1), rc(n, 1);
+    std::vector<int> isc(n, 1), irc(n, 1), id(n);
+    std::vector<MPI_Aint> sd(n), rd(n);
+    for (int k = 0; k < n; ++k) id[k] = sd[k] = rd[k] = k;
+    if (f.rank == n - 1) sc[0] = isc[0] = 0;
+    if (f.rank == 0) rc[n - 1] = irc[n - 1] = 0, rd[n - 1] = kFar;
+    expect_like_the_mpi(
+        "Alltoallv", n, n,
+        [&](bool c, const int* s, int* r) {
+          return c ? MPI_Alltoallv_c(s, sc.data(), sd.data(), t, r, rc.data(), rd.data(), t, comm)
+                   : PMPI_Alltoallv(s, isc.data(), id.data(), t, r, irc.data(), id.data(), t, comm);
+        },
+        true);
+    // Gather: a count the call does not read off the root, far on one rank.
+    const MPI_Count unread = f.rank == 0 && root != 0 ? kFar : 1;
+    expect_like_the_mpi(
+        "Gather", 1, n,
+        [&](bool c, const int* s, int* r) {
+          return c ? MPI_Gather_c(s, 1, t, r, unread, t, root, comm)
+                   : PMPI_Gather(s, 1, t, r, 1, t, root, comm);
+        },
+        true);
+    MPI_Comm_free(&comm);
+  }
+}
+
 }  // namespace
 }  // namespace strider::testing
