@@ -1,7 +1,7 @@
 // MPI-4's large-count collectives (`_c`: MPI_Count counts, MPI_Aint displacements), which mpi4py
 // calls wherever the MPI has them, served through the classic paths: where every count and
-// displacement fits an int, the call is the classic one. Where one does not, the entry point
-// makes the MPI's own `_c` call.
+// displacement fits an int, the call is the classic one. Where one does not, the classic path
+// only forwards it, to the MPI's own `_c` call (collective::Form::forward_only, original).
 #pragma once
 
 #include <mpi.h>

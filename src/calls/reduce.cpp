@@ -83,9 +83,6 @@ int bad_arguments(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what)
   return error;
 }
 
-// A blocking call whose ranks all run on one node is first offered to the GPUs
-// (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
-// receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
 // Whether a reduction goes to the MPI at once (else `g` is its group): Strider off, a
 // communicator the MPI must judge, or a large-count call whose counts do not fit an int. A
 // reduction's counts are alike on every rank, so that one forwards only where all do.
@@ -93,6 +90,9 @@ bool forwards_at_once(const collective::Form& form, MPI_Comm comm, collective::G
   return form.forward_only || collective::strider_off() || !collective::group_of(comm, g);
 }
 
+// A blocking call whose ranks all run on one node is first offered to the GPUs
+// (same_node_reduce.hpp): every rank asks, whatever its buffers. In place, the input is the
+// receive buffer; `sbuf == rbuf` otherwise is the MPI's to report.
 bool on_gpus(MPI_Comm comm, const collective::Form& form, const void* sbuf, void* rbuf,
              collective::ReductionShape shape, int& rc) {
   if (!form.blocking()) return false;
