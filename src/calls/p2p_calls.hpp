@@ -79,6 +79,7 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
 template <class Next, class Count>
 int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  if (request == nullptr) return next(buf, count, type, dest, tag, comm, request);  // the MPI's
   const PostingTurn turn;
   const runtime::Timed timed(runtime::Phase::Isend);
   transfer::ProgressOrphans progress;
@@ -210,6 +211,7 @@ int recv(Next next, const PostedReceive<Irecv>& posted, void* buf, Count count, 
 template <class Next, class Count>
 int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request) {
+  if (request == nullptr) return next(buf, count, type, source, tag, comm, request);  // the MPI's
   const PostingTurn turn;
   const runtime::Timed timed(runtime::Phase::Irecv);
   transfer::ProgressOrphans progress;

@@ -33,6 +33,8 @@ template <class Next, class Count>
 int persistent_send_init(Next next, const char* name, const char* instead, const void* buf,
                          Count count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
                          MPI_Request* request) {
+  // Without a request the MPI refuses the call: nothing to prepare, no stream to leave untrusted.
+  if (request == nullptr) return next(buf, count, type, dest, tag, comm, request);
   transfer::Object object;
   const bool served = dest != MPI_PROC_NULL &&
                       transfer::p2p_object(buf, count, type, false, {comm, dest}, object, true);
@@ -59,6 +61,8 @@ template <class Next, class Count>
 int persistent_recv_init(Next next, const char* name, const char* instead, void* buf, Count count,
                          MPI_Datatype type, int source, int tag, MPI_Comm comm,
                          MPI_Request* request) {
+  // Without a request the MPI refuses the call: nothing to prepare, no stream to leave untrusted.
+  if (request == nullptr) return next(buf, count, type, source, tag, comm, request);
   transfer::Object object;
   const bool served = source != MPI_PROC_NULL &&
                       transfer::p2p_object(buf, count, type, true, {comm, source}, object, true);

@@ -63,6 +63,7 @@ int persistent_collective(MPI_Comm comm, const char* name, const char* instead,
                           MPI_Request* request,
                           const std::function<int(const collective::Form&)>& serve,
                           const std::function<int()>& next) {
+  if (request == nullptr) return next();  // the application's error, which the MPI reports
   if (mpi_persistent_collective_unreliable(name, comm)) {
     return refuse_persistent(buffers) ? persistent_refused(comm, name, instead) : next();
   }

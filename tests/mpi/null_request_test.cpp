@@ -1,0 +1,219 @@
+// A nonblocking or persistent call made without a request handle (a null MPI_Request*) is the
+// application's error. With Strider preloaded and the calls on its packed path
+// (STRIDER_P2P_HOST=pack, STRIDER_COLL_HOST=pack), each must return the error class the MPI
+// itself returns for the same call (PMPI_, the oracle), under MPI_ERRORS_RETURN: Strider once
+// stored a request through the null pointer (a crash) or took the call for its blocking form.
+// Open MPI 4.1 checks the point-to-point calls only (its nonblocking collectives crash on a null
+// request without Strider too), so the collectives run where the MPI is MPICH.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+namespace strider::testing {
+namespace {
+
+bool mpi_is_mpich() {
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  MPI_Get_library_version(version, &length);
+  return std::strstr(version, "MPICH") != nullptr;
+}
+
+int error_class(int rc) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls;
+}
+
+class NullRequest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Type_vector(3, 2, 4, MPI_INT, &vec_);  // strided: the packed path's
+    MPI_Type_commit(&vec_);
+    size_ = world_size();
+    peer_ = (world_rank() + 1) % size_;
+    send_.assign(static_cast<std::size_t>(64 * size_), 1);
+    recv_.assign(static_cast<std::size_t>(64 * size_), 0);
+    counts_.assign(static_cast<std::size_t>(size_), 1);
+    displs_.resize(static_cast<std::size_t>(size_));
+    byte_displs_.resize(static_cast<std::size_t>(size_));
+    types_.assign(static_cast<std::size_t>(size_), vec_);
+    for (int i = 0; i < size_; ++i) {
+      displs_[static_cast<std::size_t>(i)] = 12 * i;
+      byte_displs_[static_cast<std::size_t>(i)] = 48 * i;
+    }
+  }
+  void TearDown() override {
+    MPI_Type_free(&vec_);
+    MPI_Comm_free(&comm_);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  }
+  // `call(nullptr)` through Strider, then `oracle(nullptr)` through the MPI: both fail, alike.
+  void expect_as_mpi(const char* name, const std::function<int(MPI_Request*)>& call,
+                     const std::function<int(MPI_Request*)>& oracle) {
+    const strider_stats before = stats();
+    const int got = call(nullptr);
+    const int want = oracle(nullptr);
+    EXPECT_NE(want, MPI_SUCCESS) << name << ": the MPI accepted a null request";
+    EXPECT_EQ(error_class(got), error_class(want)) << name;
+    // Nothing was sent or posted: the next exchange on the communicator still matches.
+    const strider_stats after = stats();
+    EXPECT_EQ(after.sends_packed, before.sends_packed) << name;
+    EXPECT_EQ(after.sends_deferred, before.sends_deferred) << name;
+    EXPECT_EQ(after.collectives_served, before.collectives_served) << name;
+  }
+  // One message each way, to show that the refused calls left no stray message or receive.
+  void exchange_still_matches() {
+    std::vector<int> out(12, world_rank() + 7), in(12, -1);
+    const int from = (world_rank() + size_ - 1) % size_;
+    ASSERT_EQ(MPI_Sendrecv(out.data(), 1, vec_, peer_, 5, in.data(), 1, vec_, from, 5, comm_,
+                           MPI_STATUS_IGNORE),
+              MPI_SUCCESS);
+    EXPECT_EQ(in[0], from + 7);
+    EXPECT_EQ(in[2], -1);  // the gap
+    EXPECT_EQ(in[4], from + 7);
+  }
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Datatype vec_ = MPI_DATATYPE_NULL;
+  int size_ = 1, peer_ = 0;
+  std::vector<int> send_, recv_, counts_, displs_, byte_displs_;
+  std::vector<MPI_Datatype> types_;
+};
+
+TEST_F(NullRequest, PointToPoint) {
+  int* s = send_.data();
+  int* r = recv_.data();
+  const int p = peer_;
+  expect_as_mpi(
+      "MPI_Isend", [&](MPI_Request* q) { return MPI_Isend(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Isend(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Issend", [&](MPI_Request* q) { return MPI_Issend(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Issend(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Irsend", [&](MPI_Request* q) { return MPI_Irsend(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Irsend(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Ibsend", [&](MPI_Request* q) { return MPI_Ibsend(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Ibsend(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Irecv", [&](MPI_Request* q) { return MPI_Irecv(r, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Irecv(r, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Send_init", [&](MPI_Request* q) { return MPI_Send_init(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Send_init(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Ssend_init", [&](MPI_Request* q) { return MPI_Ssend_init(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Ssend_init(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Recv_init", [&](MPI_Request* q) { return MPI_Recv_init(r, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Recv_init(r, 1, vec_, p, 1, comm_, q); });
+#if STRIDER_HAVE_MPI4_P2P
+  expect_as_mpi(
+      "MPI_Isend_c", [&](MPI_Request* q) { return MPI_Isend_c(s, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Isend_c(s, 1, vec_, p, 1, comm_, q); });
+  expect_as_mpi(
+      "MPI_Irecv_c", [&](MPI_Request* q) { return MPI_Irecv_c(r, 1, vec_, p, 1, comm_, q); },
+      [&](MPI_Request* q) { return PMPI_Irecv_c(r, 1, vec_, p, 1, comm_, q); });
+#endif
+  exchange_still_matches();
+}
+
+TEST_F(NullRequest, Collectives) {
+  if (!mpi_is_mpich()) GTEST_SKIP() << "this MPI crashes on a null collective request itself";
+  int* s = send_.data();
+  int* r = recv_.data();
+  const int* c = counts_.data();
+  const int* d = displs_.data();
+  const int* bd = byte_displs_.data();
+  const MPI_Datatype* t = types_.data();
+  const MPI_Datatype v = vec_;
+  MPI_Comm cm = comm_;
+  using Q = MPI_Request*;
+  expect_as_mpi(
+      "MPI_Ibcast", [&](Q q) { return MPI_Ibcast(s, 1, v, 0, cm, q); },
+      [&](Q q) { return PMPI_Ibcast(s, 1, v, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Igather", [&](Q q) { return MPI_Igather(s, 1, v, r, 1, v, 0, cm, q); },
+      [&](Q q) { return PMPI_Igather(s, 1, v, r, 1, v, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Igatherv", [&](Q q) { return MPI_Igatherv(s, 1, v, r, c, d, v, 0, cm, q); },
+      [&](Q q) { return PMPI_Igatherv(s, 1, v, r, c, d, v, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Iscatter", [&](Q q) { return MPI_Iscatter(s, 1, v, r, 1, v, 0, cm, q); },
+      [&](Q q) { return PMPI_Iscatter(s, 1, v, r, 1, v, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Iscatterv", [&](Q q) { return MPI_Iscatterv(s, c, d, v, r, 1, v, 0, cm, q); },
+      [&](Q q) { return PMPI_Iscatterv(s, c, d, v, r, 1, v, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Iallgather", [&](Q q) { return MPI_Iallgather(s, 1, v, r, 1, v, cm, q); },
+      [&](Q q) { return PMPI_Iallgather(s, 1, v, r, 1, v, cm, q); });
+  expect_as_mpi(
+      "MPI_Iallgatherv", [&](Q q) { return MPI_Iallgatherv(s, 1, v, r, c, d, v, cm, q); },
+      [&](Q q) { return PMPI_Iallgatherv(s, 1, v, r, c, d, v, cm, q); });
+  expect_as_mpi(
+      "MPI_Ialltoall", [&](Q q) { return MPI_Ialltoall(s, 1, v, r, 1, v, cm, q); },
+      [&](Q q) { return PMPI_Ialltoall(s, 1, v, r, 1, v, cm, q); });
+  expect_as_mpi(
+      "MPI_Ialltoallv", [&](Q q) { return MPI_Ialltoallv(s, c, d, v, r, c, d, v, cm, q); },
+      [&](Q q) { return PMPI_Ialltoallv(s, c, d, v, r, c, d, v, cm, q); });
+  expect_as_mpi(
+      "MPI_Ialltoallw", [&](Q q) { return MPI_Ialltoallw(s, c, bd, t, r, c, bd, t, cm, q); },
+      [&](Q q) { return PMPI_Ialltoallw(s, c, bd, t, r, c, bd, t, cm, q); });
+  expect_as_mpi(
+      "MPI_Iallreduce", [&](Q q) { return MPI_Iallreduce(s, r, 1, v, MPI_SUM, cm, q); },
+      [&](Q q) { return PMPI_Iallreduce(s, r, 1, v, MPI_SUM, cm, q); });
+  expect_as_mpi(
+      "MPI_Ireduce", [&](Q q) { return MPI_Ireduce(s, r, 1, v, MPI_SUM, 0, cm, q); },
+      [&](Q q) { return PMPI_Ireduce(s, r, 1, v, MPI_SUM, 0, cm, q); });
+  expect_as_mpi(
+      "MPI_Iscan", [&](Q q) { return MPI_Iscan(s, r, 1, v, MPI_SUM, cm, q); },
+      [&](Q q) { return PMPI_Iscan(s, r, 1, v, MPI_SUM, cm, q); });
+  expect_as_mpi(
+      "MPI_Ireduce_scatter_block",
+      [&](Q q) { return MPI_Ireduce_scatter_block(s, r, 1, v, MPI_SUM, cm, q); },
+      [&](Q q) { return PMPI_Ireduce_scatter_block(s, r, 1, v, MPI_SUM, cm, q); });
+#if STRIDER_HAVE_MPI4_PERSISTENT_COLL
+  expect_as_mpi(
+      "MPI_Bcast_init", [&](Q q) { return MPI_Bcast_init(s, 1, v, 0, cm, MPI_INFO_NULL, q); },
+      [&](Q q) { return PMPI_Bcast_init(s, 1, v, 0, cm, MPI_INFO_NULL, q); });
+  expect_as_mpi(
+      "MPI_Alltoallw_init",
+      [&](Q q) { return MPI_Alltoallw_init(s, c, bd, t, r, c, bd, t, cm, MPI_INFO_NULL, q); },
+      [&](Q q) { return PMPI_Alltoallw_init(s, c, bd, t, r, c, bd, t, cm, MPI_INFO_NULL, q); });
+#endif
+  // Neighbourhood collectives on a ring.
+  MPI_Comm ring = MPI_COMM_NULL;
+  const int dims[1] = {size_}, periods[1] = {1};
+  ASSERT_EQ(MPI_Cart_create(comm_, 1, dims, periods, 0, &ring), MPI_SUCCESS);
+  MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
+  expect_as_mpi(
+      "MPI_Ineighbor_alltoall",
+      [&](Q q) { return MPI_Ineighbor_alltoall(s, 1, v, r, 1, v, ring, q); },
+      [&](Q q) { return PMPI_Ineighbor_alltoall(s, 1, v, r, 1, v, ring, q); });
+  const MPI_Aint adispls[2] = {0, 48};
+  const int two[2] = {1, 1};
+  const MPI_Datatype types2[2] = {v, v};
+  expect_as_mpi(
+      "MPI_Ineighbor_alltoallw",
+      [&](Q q) {
+        return MPI_Ineighbor_alltoallw(s, two, adispls, types2, r, two, adispls, types2, ring, q);
+      },
+      [&](Q q) {
+        return PMPI_Ineighbor_alltoallw(s, two, adispls, types2, r, two, adispls, types2, ring, q);
+      });
+  MPI_Comm_free(&ring);
+  exchange_still_matches();
+}
+
+}  // namespace
+}  // namespace strider::testing
