@@ -5,7 +5,8 @@
 # with every form (persistent and waitany included) at per-rank 64 and 128 on $NP ranks (default
 # 2, one GPU each; dims from MPI_Dims_create), this tree with STRIDER_BURST=1 and =0 and the
 # before tree, twice in turn, so that differences can be read against the run-to-run spread
-# (halo_{after,burst0,before}_{1,2}.csv); the point-to-point forms with STRIDER_SAME_NODE=0
+# (halo_{after,burst0,before}_{1,2}.csv; with forms notices and wires, form (i)'s messages on host
+# memory, also run without Strider: halo_without_strider_*); the point-to-point forms with STRIDER_SAME_NODE=0
 # (halo_nooffers_*); bench/pingpong after and before (pingpong_*), all archived in bench.tar.gz.
 # MPS=1 runs the tests and the ranks on one GPU under an MPS daemon (CUDA_VISIBLE_DEVICES=0).
 # BENCHES may name "multiple": the point-to-point forms and one Neighbor_alltoallw under
@@ -48,10 +49,17 @@ for round in 1 2; do
     forms=isend,pack,alltoallw,expert,waitany,persistent p2p_forms=isend,waitany,expert,persistent
     [[ $which == before && ${BEFORE_PERSISTENT:-1} == 0 ]] &&
       forms=${forms%,persistent} p2p_forms=${p2p_forms%,persistent}
+    # The MPI's share of form (i): its messages on host memory, empty and with their bytes.
+    forms+=,notices,wires
     [[ $benches == *" halo "* ]] &&
       run "halo, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst -- \
       $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms $forms \
       --csv "$OUT/bench/halo_${which}_$round.csv"
+    # ... and the same without Strider (the MPI alone; no GPU buffer reaches it).
+    [[ $benches == *" halo "* && $which == after ]] &&
+      run "halo messages without Strider $round" 120 -- $build/bench/strider_bench_halo \
+      --n 64 128 --iters 10 --forms expert,notices,wires \
+      --csv "$OUT/bench/halo_without_strider_$round.csv"
     [[ $benches == *" nooffers "* ]] &&
       run "halo without offers, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
       STRIDER_SAME_NODE=0 -- $build/bench/strider_bench_halo --n 64 128 --iters 10 \

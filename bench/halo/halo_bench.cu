@@ -39,6 +39,13 @@
 //                  an exchange is one MPI_Startall of all 416 requests and one MPI_Waitall.
 //   waitany  (vii) form (i) completed by a loop of MPI_Waitany, one piece at a time (a code that
 //                  consumes each piece as it arrives).
+//   notices, wires  the MPI's own share of forms (i) and (vi), not a halo exchange (nothing is
+//                  verified): form (i)'s 208 receives and 208 sends, same peers and tags, as
+//                  host messages on a communicator of their own, Waitall. notices: empty (what a
+//                  same-node offer's notice costs the MPI); wires: each piece's bytes, contiguous
+//                  from and into pinned host buffers (what Strider hands the MPI without offers).
+//                  Any design that keeps one MPI message per application message costs at least
+//                  these.
 //   floor    (v)   computed: B = halo bytes a rank sends per exchange; pack and unpack each read
 //                  and write B through device memory at the measured device-to-device copy rate,
 //                  B crosses the bus once each way (D2H and H2D of B bytes, measured at that size
@@ -86,8 +93,8 @@ constexpr int kRadius = 3;
 constexpr int kQuantities = 8;
 constexpr int kDirs = 26;
 constexpr int kExchangesPerIter = 3;
-constexpr const char* kAllForms[] = {"isend",  "pack",       "alltoallw",
-                                     "expert", "persistent", "waitany"};
+constexpr const char* kAllForms[] = {"isend",      "pack",    "alltoallw", "expert",
+                                     "persistent", "waitany", "notices",   "wires"};
 
 struct Options {
   std::vector<int> n;       // per-rank box edges
@@ -111,14 +118,16 @@ void usage(const char* argv0) {
       "(one MPI_Neighbor_alltoallw), expert (fused pack kernel + pinned host\n"
       "MPI_Neighbor_alltoallv + fused unpack), persistent (form isend as Send_init/Recv_init,\n"
       "Startall + Waitall) and waitany (form isend completed by MPI_Waitany), timed interleaved "
-      "against a computed floor. Run\n"
+      "against a computed floor; notices and wires time form isend's messages on host memory,\n"
+      "empty or with each piece's bytes (the MPI's own share; not halo exchanges). Run\n"
       "with LD_PRELOAD=libstrider.so on an MPI that is not CUDA-aware.\n"
       "  --n N...        per-rank interior box edges (list: 64,128 or 64 128; default 64 128 256\n"
       "                  unless --global is given)\n"
       "  --global N...   global box edges, split over the ranks as TEMPI does\n"
       "  --iters I       timed iterations of %d exchanges per form and size (default 20)\n"
       "  --warmup W      untimed iterations first (default 3)\n"
-      "  --forms F,...   subset of isend,pack,alltoallw,expert,persistent,waitany (default all)\n"
+      "  --forms F,...   subset of isend,pack,alltoallw,expert,persistent,waitany,notices,wires\n"
+      "                  (default all)\n"
       "  --memory M      device (default) or host: host arrays, CPU loops for the expert, no CUDA\n"
       "  --compute-us C  forms isend, waitany and persistent compute C us (a spin, no MPI call)\n"
       "                  between posting their requests and completing them, as a code that\n"
@@ -198,10 +207,10 @@ int parse_args(int argc, char** argv, Options& opt) {
         bool known = false;
         for (const char* k : kAllForms) known = known || f == k;
         if (!known) {
-          std::fprintf(
-              stderr,
-              "--forms: unknown form '%s' (isend,pack,alltoallw,expert,persistent,waitany)\n",
-              f.c_str());
+          std::fprintf(stderr,
+                       "--forms: unknown form '%s' (isend,pack,alltoallw,expert,persistent,waitany,"
+                       "notices,wires)\n",
+                       f.c_str());
           return 2;
         }
         opt.forms.insert(f);
@@ -391,6 +400,7 @@ struct Form {
   std::string name;
   std::vector<std::string> phases;  // besides "total"
   std::function<void(Phases&)> exchange;
+  bool moves_halo = true;  // false: the MPI's share alone (notices, wires), nothing to verify
 };
 
 struct Problem {
@@ -427,6 +437,7 @@ struct Problem {
   // persistent form: receives first, then sends, in form (i)'s order, on its own communicator
   std::vector<MPI_Request> persistent;
   MPI_Comm persistent_comm = MPI_COMM_NULL;
+  MPI_Comm messages_comm = MPI_COMM_NULL;  // notices and wires
 };
 
 void setup(Problem& p, MPI_Comm cart, const int dims[3], const int coords[3], int edge, bool global,
@@ -538,6 +549,7 @@ void teardown(Problem& p) {
   for (MPI_Request& r : p.persistent) MPI_Request_free(&r);
   p.persistent.clear();
   if (p.persistent_comm != MPI_COMM_NULL) MPI_Comm_free(&p.persistent_comm);
+  if (p.messages_comm != MPI_COMM_NULL) MPI_Comm_free(&p.messages_comm);
   for (int k = 0; k < kDirs; ++k) {
     MPI_Type_free(&p.send_t[k]);
     MPI_Type_free(&p.recv_t[k]);
@@ -690,6 +702,38 @@ std::vector<Form> make_forms(Problem& p, const std::set<std::string>& wanted, in
     compute_for(compute_us);
     MPI_Waitall(n, p.persistent.data(), MPI_STATUSES_IGNORE);
   });
+  // Form (i)'s messages on host memory (the expert's pinned buffers, its slot-major,
+  // quantity-major layout), `bytes`: each piece's (wires) or none (notices).
+  const auto host_messages = [&p](bool bytes) {
+    MPI_Request req[2 * kDirs * kQuantities];
+    char* send = reinterpret_cast<char*>(p.host_send);
+    char* recv = reinterpret_cast<char*>(p.host_recv);
+    int n = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int k = 0; k < kDirs; ++k) {
+        for (int i = 0; i < kQuantities; ++i) {
+          const long long piece = p.slot_cells[k] * 8;
+          const long long at = 8LL * p.ex_displ[k] + i * piece;
+          const int count = bytes ? static_cast<int>(piece) : 0;
+          const int tag = k * kQuantities + i;
+          if (pass == 0) {
+            MPI_Irecv(recv + at, count, MPI_BYTE, p.src[k], tag, p.messages_comm, &req[n++]);
+          } else {
+            MPI_Isend(send + at, count, MPI_BYTE, p.dest[k], tag, p.messages_comm, &req[n++]);
+          }
+        }
+      }
+    }
+    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+  };
+  const auto add_messages = [&](const char* name, bool bytes) {
+    if (wanted.count(name) == 0) return;
+    if (p.messages_comm == MPI_COMM_NULL) MPI_Comm_dup(MPI_COMM_WORLD, &p.messages_comm);
+    forms.push_back(
+        Form{name, {}, [host_messages, bytes](Phases&) { host_messages(bytes); }, false});
+  };
+  add_messages("notices", false);
+  add_messages("wires", true);
   add("pack", {"pack", "comm", "unpack"}, [&p](Phases& ph) {
     const double t0 = now_us();
     int pos = 0;
@@ -919,6 +963,7 @@ int main(int argc, char** argv) {
     if (opt.forms.count("persistent") != 0) setup_persistent(p);
     std::vector<std::string> wrong_forms;
     for (Form& f : forms) {
+      if (!f.moves_halo) continue;
       fill(p);
       MPI_Barrier(MPI_COMM_WORLD);
       Phases ignored;
