@@ -8,6 +8,14 @@ namespace {
 // No lock: offers are off under MPI_THREAD_MULTIPLE, and named only where they are on.
 struct Book {
   std::unordered_map<MPI_Comm, std::shared_ptr<CommLedgers>> by_comm;
+  // The last lookup (a burst asks about one communicator hundreds of times in a row); `cached`
+  // may be null (unnamed). Dropped whenever by_comm changes.
+  MPI_Comm cached_comm = MPI_COMM_NULL;
+  const std::shared_ptr<CommLedgers>* cached = nullptr;
+  void changed() {
+    cached_comm = MPI_COMM_NULL;
+    cached = nullptr;
+  }
   std::uint64_t next_name = 1;  // 0 is MPI_COMM_WORLD
   int keyval = MPI_KEYVAL_INVALID;
 };
@@ -21,6 +29,7 @@ Book& book() {
 // handle starts unnamed. Operations still pending on it keep its ledgers alive.
 int forget(MPI_Comm comm, int, void*, void*) {
   book().by_comm.erase(comm);
+  book().changed();
   return MPI_SUCCESS;
 }
 
@@ -47,6 +56,7 @@ void name_world() {
   world->name = 0;
   world->world_ranks = world_ranks_of(MPI_COMM_WORLD);
   b.by_comm[MPI_COMM_WORLD] = std::move(world);
+  b.changed();
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, forget, &b.keyval, nullptr) != MPI_SUCCESS) {
     b.keyval = MPI_KEYVAL_INVALID;
   }
@@ -76,12 +86,16 @@ void name_comm(MPI_Comm comm) {
   ledgers->name = name;
   ledgers->world_ranks = std::move(world_ranks);
   b.by_comm[comm] = std::move(ledgers);
+  b.changed();
 }
 
 const std::shared_ptr<CommLedgers>* ledgers_of(MPI_Comm comm) {
-  const Book& b = book();
+  Book& b = book();
+  if (comm == b.cached_comm && comm != MPI_COMM_NULL) return b.cached;
   const auto it = b.by_comm.find(comm);
-  return it == b.by_comm.end() ? nullptr : &it->second;
+  b.cached_comm = comm;
+  b.cached = it == b.by_comm.end() ? nullptr : &it->second;
+  return b.cached;
 }
 
 void for_each_ledgers(const std::function<void(CommLedgers&)>& fn) {
@@ -91,6 +105,7 @@ void for_each_ledgers(const std::function<void(CommLedgers&)>& fn) {
 void forget_comms() {
   Book& b = book();
   b.by_comm.clear();
+  b.changed();
   if (b.keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&b.keyval);
   b.keyval = MPI_KEYVAL_INVALID;
 }

@@ -88,7 +88,7 @@ class ReceiveLedger {
   // Receives Strider does not see (persistent receives): no offer is ever made again.
   void poison() { poisoned_ = true; }
 
-  std::size_t pending() const { return pending_.size(); }
+  std::size_t pending() const { return live_; }
   bool poisoned() const { return poisoned_; }
   std::size_t streams() const { return matched_.size(); }
 
@@ -96,6 +96,7 @@ class ReceiveLedger {
   struct Pending {
     Ticket ticket;
     int source, tag;
+    bool live = true;
   };
   void erase(Ticket ticket);
   // Whether an operation names one stream (no wildcard, not MPI_PROC_NULL: all negative).
@@ -104,7 +105,13 @@ class ReceiveLedger {
   static std::size_t pending_bucket(int source, int tag);
 
   StreamTable<std::uint64_t> matched_;  // messages matched, per stream
+  // In ticket order (tickets only grow), so an operation is found by binary search. One that
+  // completes is marked done, not erased: done entries are dropped together once they are half
+  // the vector (erasing each at once moved the rest of a burst's receives every time, quadratic
+  // in the burst). The entries before `first_live_` are all done.
   std::vector<Pending> pending_;
+  std::size_t first_live_ = 0;
+  std::size_t live_ = 0;
   // A counting filter over pending_: per bucket of (source, tag), the pending operations that
   // name both, and the wildcard ones apart. offer_index scans pending_ only where either says
   // one may match: a burst of receives on distinct streams is asked about without a scan (it

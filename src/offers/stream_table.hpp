@@ -12,9 +12,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <list>
 #include <unordered_map>
 #include <utility>
+#include <vector>
+
+#include "runtime/flat_index.hpp"
 
 namespace strider::offers {
 
@@ -41,12 +43,12 @@ class StreamTable {
       : capacity_(std::max<std::size_t>(1, capacity)) {}
   StreamTable(const StreamTable&) = delete;
   StreamTable& operator=(const StreamTable&) = delete;
-  ~StreamTable() { tally_streams(-static_cast<std::int64_t>(lru_.size()), 0); }
+  ~StreamTable() { tally_streams(-static_cast<std::int64_t>(held_), 0); }
 
   // The stream's entry if held; its recency is unchanged.
   const Entry* find(int peer, int tag) const {
-    const auto it = index_.find(key(peer, tag));
-    return it == index_.end() ? nullptr : &it->second->second;
+    const std::uint32_t n = index_.find(key(peer, tag), key_of());
+    return n == kNone ? nullptr : &nodes_[n].entry;
   }
 
   // Whether a stream not held may have been held before.
@@ -58,27 +60,69 @@ class StreamTable {
   // The stream's entry, made if it is not held, now the most recently used.
   Entry& touch(int peer, int tag) {
     const std::uint64_t k = key(peer, tag);
-    if (const auto it = index_.find(k); it != index_.end()) {
-      lru_.splice(lru_.begin(), lru_, it->second);
-      return it->second->second;
+    if (const std::uint32_t n = index_.find(k, key_of()); n != kNone) {
+      to_front(n);
+      return nodes_[n].entry;
     }
-    if (lru_.size() >= capacity_) forget_oldest();
-    lru_.emplace_front(k, Entry{State{}, may_have_forgotten(peer, tag)});
-    index_.emplace(k, lru_.begin());
+    if (held_ >= capacity_) forget_oldest();
+    const std::uint32_t n = new_node();
+    nodes_[n].key = k;
+    nodes_[n].entry = Entry{State{}, may_have_forgotten(peer, tag)};
+    link_front(n);
+    index_.insert(n, ++held_, key_of());
     tally_streams(1, 0);
-    return lru_.front().second;
+    return nodes_[n].entry;
   }
 
-  std::size_t size() const { return lru_.size(); }
+  std::size_t size() const { return held_; }
 
  private:
+  // Streams are nodes in one vector, linked by number in recency order (most recent first) and
+  // found through a flat index (runtime/flat_index.hpp): no list or hash node per stream.
+  static constexpr std::uint32_t kNone = runtime::FlatIndex::kNone;
+  struct Node {
+    std::uint64_t key = 0;
+    Entry entry;
+    std::uint32_t newer = kNone, older = kNone;
+  };
+
   static std::uint64_t key(int peer, int tag) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 32) |
            static_cast<std::uint32_t>(tag);
   }
+  auto key_of() const {
+    return [this](std::uint32_t n) { return nodes_[n].key; };
+  }
+  std::uint32_t new_node() {
+    if (!free_.empty()) {
+      const std::uint32_t n = free_.back();
+      free_.pop_back();
+      return n;
+    }
+    nodes_.emplace_back();
+    return static_cast<std::uint32_t>(nodes_.size() - 1);
+  }
+  void unlink(std::uint32_t n) {
+    Node& x = nodes_[n];
+    (x.newer == kNone ? newest_ : nodes_[x.newer].older) = x.older;
+    (x.older == kNone ? oldest_ : nodes_[x.older].newer) = x.newer;
+    x.newer = x.older = kNone;
+  }
+  void link_front(std::uint32_t n) {
+    nodes_[n].older = newest_;
+    if (newest_ != kNone) nodes_[newest_].newer = n;
+    newest_ = n;
+    if (oldest_ == kNone) oldest_ = n;
+  }
+  void to_front(std::uint32_t n) {
+    if (n == newest_) return;
+    unlink(n);
+    link_front(n);
+  }
 
   void forget_oldest() {
-    const std::uint64_t k = lru_.back().first;
+    const std::uint32_t n = oldest_;
+    const std::uint64_t k = nodes_[n].key;
     const int peer = static_cast<int>(static_cast<std::uint32_t>(k >> 32));
     const int tag = static_cast<int>(static_cast<std::uint32_t>(k));
     const auto [it, made] = ranges_.try_emplace(peer, tag, tag);
@@ -86,15 +130,19 @@ class StreamTable {
       it->second.first = std::min(it->second.first, tag);
       it->second.second = std::max(it->second.second, tag);
     }
-    index_.erase(k);
-    lru_.pop_back();
+    index_.erase(n, key_of());
+    unlink(n);
+    free_.push_back(n);
+    --held_;
     tally_streams(-1, 1);
   }
 
   std::size_t capacity_;
-  std::list<std::pair<std::uint64_t, Entry>> lru_;  // most recently used first
-  std::unordered_map<std::uint64_t, typename std::list<std::pair<std::uint64_t, Entry>>::iterator>
-      index_;
+  std::size_t held_ = 0;
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> free_;  // nodes of forgotten streams, for reuse
+  runtime::FlatIndex index_;
+  std::uint32_t newest_ = kNone, oldest_ = kNone;
   std::unordered_map<int, std::pair<int, int>> ranges_;  // by peer: forgotten tags, lowest, highest
 };
 

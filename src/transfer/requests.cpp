@@ -1,7 +1,9 @@
 #include "transfer/requests.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
+#include <type_traits>
 
 #include "runtime/log.hpp"
 
@@ -12,6 +14,16 @@ namespace {
 // freed it while active, so Strider frees it now.
 void free_if_live(MPI_Request& request) {
   if (request != MPI_REQUEST_NULL) PMPI_Request_free(&request);
+}
+
+// A handle as a key: a pointer (Open MPI) or an integer (MPICH).
+template <class Handle>
+std::uint64_t handle_key(Handle h) {
+  if constexpr (std::is_pointer_v<Handle>) {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+  } else {
+    return static_cast<std::uint64_t>(static_cast<std::make_unsigned_t<Handle>>(h));
+  }
 }
 
 }  // namespace
@@ -51,11 +63,42 @@ Requests& requests() {
   return *r;
 }
 
+std::uint64_t Requests::key(MPI_Request request) { return handle_key(request); }
+
+Requests::Tracked* Requests::find_locked(MPI_Request request) {
+  const std::uint32_t n = index_.find(key(request), key_of());
+  return n == runtime::FlatIndex::kNone ? nullptr : &nodes_[n].tracked;
+}
+
+Requests::Tracked& Requests::find_or_add_locked(MPI_Request request) {
+  if (Tracked* t = find_locked(request)) return *t;
+  std::uint32_t n = 0;
+  if (!free_.empty()) {
+    n = free_.back();
+    free_.pop_back();
+  } else {
+    n = static_cast<std::uint32_t>(nodes_.size());
+    nodes_.emplace_back();
+  }
+  nodes_[n].request = request;
+  index_.insert(n, ++held_, key_of());
+  return nodes_[n].tracked;
+}
+
+void Requests::drop_locked(MPI_Request request) {
+  const std::uint32_t n = index_.find(key(request), key_of());
+  if (n == runtime::FlatIndex::kNone) return;
+  index_.erase(n, key_of());
+  nodes_[n] = Node{};
+  free_.push_back(n);
+  --held_;
+}
+
 std::uint64_t Requests::track(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
   const std::uint64_t as = tracked_.load(std::memory_order_relaxed);
   op->tracked_as_ = as;
-  ops_[request].insert(std::move(op));
+  find_or_add_locked(request).insert(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
   tracked_.store(as + 1, std::memory_order_release);
   return as;
@@ -83,18 +126,18 @@ bool Requests::take_all(int n, const MPI_Request* requests, std::vector<Operatio
 }
 
 OperationPtr Requests::take_locked(MPI_Request request, std::uint64_t before) {
-  auto it = ops_.find(request);
-  if (it == ops_.end()) return nullptr;
-  OperationPtr op = it->second.take(before);
+  Tracked* t = find_locked(request);
+  if (t == nullptr) return nullptr;
+  OperationPtr op = t->take(before);
   if (!op) return nullptr;
-  if (it->second.empty()) ops_.erase(it);
+  if (t->empty()) drop_locked(request);
   size_.fetch_sub(1, std::memory_order_release);
   return op;
 }
 
 void Requests::put_back(MPI_Request request, OperationPtr op) {
   std::lock_guard lock(mutex_);
-  ops_[request].insert(std::move(op));
+  find_or_add_locked(request).insert(std::move(op));
   size_.fetch_add(1, std::memory_order_release);
 }
 
@@ -103,17 +146,17 @@ void Requests::put_back_all(const std::vector<MPI_Request>& requests,
   std::lock_guard lock(mutex_);
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (!ops[i]) continue;
-    ops_[requests[i]].insert(std::move(ops[i]));
+    find_or_add_locked(requests[i]).insert(std::move(ops[i]));
     size_.fetch_add(1, std::memory_order_release);
   }
 }
 
 Requests::CancelVerdict Requests::cancel_verdict(MPI_Request request) {
   std::lock_guard lock(mutex_);
-  const auto it = ops_.find(request);
-  if (it == ops_.end() || it->second.empty()) return CancelVerdict::Untracked;
+  Tracked* t = find_locked(request);
+  if (t == nullptr || t->empty()) return CancelVerdict::Untracked;
   // The newest is the live request's (an older one awaits a completion call's claim).
-  Operation* op = it->second.newest();
+  Operation* op = t->newest();
   if (!op->may_cancel()) return CancelVerdict::Refuse;
   return op->numbered_send() ? CancelVerdict::ForwardSend : CancelVerdict::Forward;
 }

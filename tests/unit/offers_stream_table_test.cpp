@@ -4,6 +4,8 @@
 // stream's true count (I2), whatever it forgot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <list>
 #include <map>
 #include <random>
 #include <utility>
@@ -111,6 +113,58 @@ TEST(OffersStreamTable, AnIndexGivenIsAlwaysTheTrueCount) {
   // Not vacuous: new streams were trusted at first.
   EXPECT_GT(trusted_sends, 0);
   EXPECT_GT(trusted_offers, 0);
+}
+
+// The table against a plain model (a list in recency order, and the forgotten tag ranges) on
+// random touches over many peers and tags, small and large capacities: the same streams held,
+// in the same order of forgetting, with the same states and `forgotten` marks.
+TEST(OffersStreamTable, MatchesAnLruModelOnRandomTouches) {
+  std::mt19937_64 rng(99);
+  for (const std::size_t capacity : {1u, 2u, 7u, 64u, 1000u}) {
+    StreamTable<int> table(capacity);
+    std::list<std::pair<std::pair<int, int>, int>> model;  // most recently used first
+    std::map<int, std::pair<int, int>> ranges;
+    const auto model_forgot = [&](int peer, int tag) {
+      const auto it = ranges.find(peer);
+      return it != ranges.end() && tag >= it->second.first && tag <= it->second.second;
+    };
+    for (int op = 0; op < 60000; ++op) {
+      const int peer = static_cast<int>(rng() % 5);
+      const int tag = static_cast<int>(rng() % (capacity * 3 + 2));
+      const auto it = std::find_if(model.begin(), model.end(), [&](const auto& e) {
+        return e.first == std::pair{peer, tag};
+      });
+      if (rng() % 4 == 0) {  // a look that changes nothing
+        const auto* found = table.find(peer, tag);
+        ASSERT_EQ(found != nullptr, it != model.end()) << op;
+        if (found) ASSERT_EQ(found->state, it->second) << op;
+        continue;
+      }
+      bool forgotten = false;
+      if (it != model.end()) {
+        model.splice(model.begin(), model, it);
+      } else {
+        if (model.size() >= capacity) {
+          const auto [p, t] = model.back().first;
+          auto [r, made] = ranges.try_emplace(p, t, t);
+          r->second = {std::min(r->second.first, t), std::max(r->second.second, t)};
+          model.pop_back();
+        }
+        forgotten = model_forgot(peer, tag);
+        model.emplace_front(std::pair{peer, tag}, 0);
+      }
+      auto& entry = table.touch(peer, tag);
+      if (it == model.end()) ASSERT_EQ(entry.forgotten, forgotten) << op;
+      ASSERT_EQ(entry.state, model.front().second) << op;
+      model.front().second = ++entry.state;
+      ASSERT_EQ(table.size(), model.size()) << op;
+    }
+    for (const auto& [stream, count] : model) {
+      const auto* found = table.find(stream.first, stream.second);
+      ASSERT_NE(found, nullptr);
+      EXPECT_EQ(found->state, count);
+    }
+  }
 }
 
 }  // namespace
