@@ -12,25 +12,27 @@ Claimed::Claimed(int n, MPI_Request* r, bool some) : live_(r) {
     lazy_ = true;
     before_ = transfer::requests().tracked_so_far();
     handles_.assign(r, r + n);
-    ops_.resize(static_cast<std::size_t>(n));
-    looked_.assign(static_cast<std::size_t>(n), 0);
     return;
   }
   if (transfer::requests().take_all(n, r, ops_)) handles_.assign(r, r + n);
 }
 
-bool Claimed::has(int i) {
-  if (lazy_ && !looked_[i]) {
-    looked_[i] = 1;
-    if (handles_[i] != MPI_REQUEST_NULL) {
-      ops_[i] = transfer::requests().take(handles_[i], before_);
-    }
+bool Claimed::has(int i) { return lazy_ ? looked_up(i) != nullptr : !ops_.empty() && ops_[i]; }
+
+transfer::OperationPtr& Claimed::op(int i) { return lazy_ ? looked_up(i) : ops_[i]; }
+
+transfer::OperationPtr& Claimed::looked_up(int i) {
+  for (auto& [j, op] : looked_) {
+    if (j == i) return op;
   }
-  return !ops_.empty() && ops_[i] != nullptr;
+  transfer::OperationPtr op;
+  if (handles_[i] != MPI_REQUEST_NULL) op = transfer::requests().take(handles_[i], before_);
+  looked_.emplace_back(i, std::move(op));
+  return looked_.back().second;
 }
 
 int Claimed::finish(int i, MPI_Status& status, int error) {
-  const transfer::OperationPtr op = std::move(ops_[i]);
+  const transfer::OperationPtr op = std::move(this->op(i));
   if (op->incoming()) ++receives_finished_;
   const int rc = op->complete(status, error);
   if (op->one_shot() && live_[i] != MPI_REQUEST_NULL) PMPI_Request_free(&live_[i]);
@@ -42,7 +44,7 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
   std::vector<MPI_Status*> statuses;
   std::vector<int> errors;
   for (const auto& [i, status] : done) {
-    transfer::Incoming* in = ops_[i]->incoming();
+    transfer::Incoming* in = op(i)->incoming();
     if (!in) continue;
     ins.push_back(in);
     statuses.push_back(status);
@@ -63,11 +65,14 @@ void Claimed::unpack_wave(const std::vector<std::pair<int, MPI_Status*>>& done, 
 }
 
 int Claimed::observe_complete(int i, MPI_Status& status) {
-  return has(i) ? ops_[i]->observe_complete(status) : MPI_SUCCESS;
+  return has(i) ? op(i)->observe_complete(status) : MPI_SUCCESS;
 }
 
 Claimed::~Claimed() {
   if (receives_finished_ > 0) transfer::requests().note_receives_finished(receives_finished_);
+  for (auto& [i, op] : looked_) {
+    if (op) transfer::requests().put_back(handles_[i], std::move(op));
+  }
   for (const transfer::OperationPtr& op : ops_) {
     if (op) {
       transfer::requests().put_back_all(handles_, ops_);

@@ -49,12 +49,12 @@ class Claimed {
   bool any() const { return lazy_ ? !transfer::requests().empty() : !ops_.empty(); }
   bool has(int i);
   // Whether request i is tracked and the MPI never started it (Operation::unstarted).
-  bool unstarted(int i) { return has(i) && ops_[i]->unstarted(); }
+  bool unstarted(int i) { return has(i) && op(i)->unstarted(); }
   // Whether request i, tracked, has finished, the call reporting it complete or not
   // (`reported`): the MPI freed it, or it is a persistent request's start (which the MPI leaves
   // live, inactive).
   bool finished(int i, const MPI_Request* handles, bool reported) {
-    return has(i) && (handles[i] == MPI_REQUEST_NULL || (reported && ops_[i]->persistent()));
+    return has(i) && (handles[i] == MPI_REQUEST_NULL || (reported && op(i)->persistent()));
   }
 
   // Request i completed (the MPI freed it, or left a persistent one inactive): runs its
@@ -77,10 +77,18 @@ class Claimed {
   Claimed& operator=(const Claimed&) = delete;
 
  private:
-  std::vector<transfer::OperationPtr> ops_;
-  MPI_Request* live_ = nullptr;       // the call's requests
-  std::vector<MPI_Request> handles_;  // as they were before the MPI's call
-  std::vector<char> looked_;          // lazy: whether request i's operation was looked up
+  // Request i's operation (null where it is not Strider's).
+  transfer::OperationPtr& op(int i);
+  // Lazy: request i's entry in looked_, looked up on first use.
+  transfer::OperationPtr& looked_up(int i);
+
+  std::vector<transfer::OperationPtr> ops_;  // not lazy: by request
+  MPI_Request* live_ = nullptr;              // the call's requests
+  std::vector<MPI_Request> handles_;         // as they were before the MPI's call
+  // Lazy: the requests looked up so far, with their operations (null: not Strider's). A call
+  // looks up the few the MPI reported, so nothing here is as long as the array (a Waitany loop
+  // over a burst makes one call per request).
+  std::vector<std::pair<int, transfer::OperationPtr>> looked_;
   bool lazy_ = false;
   std::uint64_t before_ = 0;   // lazy: Requests::tracked_so_far when the call began
   int receives_finished_ = 0;  // for Requests::note_receives_finished
