@@ -33,7 +33,8 @@ ReduceElement integer_of() {
 }
 
 const std::vector<TypeEntry>& types() {
-  static const std::vector<TypeEntry> table = {
+  // Leaked: a reduction may come from an atexit handler (runtime/config.cpp).
+  static const auto* table = new std::vector<TypeEntry>{
       {MPI_INT, integer_of<int>(), Group::Integer},
       {MPI_UNSIGNED, integer_of<unsigned>(), Group::Integer},
       {MPI_LONG, integer_of<long>(), Group::Integer},
@@ -63,7 +64,7 @@ const std::vector<TypeEntry>& types() {
       {MPI_2INT, ReduceElement::IntInt, Group::Pair},
       {MPI_SHORT_INT, ReduceElement::ShortInt, Group::Pair},
   };
-  return table;
+  return *table;
 }
 
 struct OpEntry {
@@ -72,7 +73,8 @@ struct OpEntry {
 };
 
 const std::vector<OpEntry>& ops() {
-  static const std::vector<OpEntry> table = {
+  // Leaked, as types().
+  static const auto* table = new std::vector<OpEntry>{
       {MPI_SUM, ReduceOp::Sum},         {MPI_PROD, ReduceOp::Prod},
       {MPI_MIN, ReduceOp::Min},         {MPI_MAX, ReduceOp::Max},
       {MPI_LAND, ReduceOp::LogicalAnd}, {MPI_LOR, ReduceOp::LogicalOr},
@@ -80,7 +82,7 @@ const std::vector<OpEntry>& ops() {
       {MPI_BOR, ReduceOp::BitOr},       {MPI_BXOR, ReduceOp::BitXor},
       {MPI_MINLOC, ReduceOp::MinLoc},   {MPI_MAXLOC, ReduceOp::MaxLoc},
   };
-  return table;
+  return *table;
 }
 
 bool allowed(Group group, ReduceOp op) {

@@ -45,15 +45,16 @@ ir::Node discover(MPI_Datatype type) {
 
 ir::Node named_layout(MPI_Datatype type) {
   // Named handles live for the whole MPI session, so one discovery per handle suffices.
+  // Leaked: MPI calls may come from an atexit handler (runtime/config.cpp).
   static std::mutex mutex;
-  static std::unordered_map<MPI_Datatype, ir::Node> known;
+  static auto* known = new std::unordered_map<MPI_Datatype, ir::Node>;
   {
     std::lock_guard lock(mutex);
-    if (auto it = known.find(type); it != known.end()) return it->second;
+    if (auto it = known->find(type); it != known->end()) return it->second;
   }
   ir::Node layout = discover(type);
   std::lock_guard lock(mutex);
-  return known.emplace(type, std::move(layout)).first->second;
+  return known->emplace(type, std::move(layout)).first->second;
 }
 
 }  // namespace strider::decode

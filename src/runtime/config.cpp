@@ -143,8 +143,11 @@ Config parse_config(const Getenv& getenv) {
 }
 
 const Config& config() {
-  static const Config c = parse_config([](const char* name) { return std::getenv(name); });
-  return c;
+  // Leaked, never destroyed: MPI_Finalize may run from an atexit handler, after the function-local
+  // statics made since that handler was registered are gone.
+  static const Config* c =
+      new Config(parse_config([](const char* name) { return std::getenv(name); }));
+  return *c;
 }
 
 const char* to_string(LogLevel level) {

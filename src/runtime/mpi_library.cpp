@@ -48,15 +48,16 @@ MpiLibrary parse_mpi_library(std::string_view text) {
 }
 
 const MpiLibrary& mpi_library() {
-  static const MpiLibrary library = [] {
+  // Leaked: MPI_Finalize may run from an atexit handler (config.cpp).
+  static const MpiLibrary* library = new MpiLibrary([] {
     char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
     int length = 0;
     if (PMPI_Get_library_version(text, &length) != MPI_SUCCESS || length <= 0) {
       return MpiLibrary{};
     }
     return parse_mpi_library(std::string_view(text, static_cast<std::size_t>(length)));
-  }();
-  return library;
+  }());
+  return *library;
 }
 
 const char* built_abi() {

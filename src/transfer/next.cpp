@@ -64,15 +64,16 @@ void* resolve_next_symbol(const char* name, const char* pmpi_name, const void* s
 
 const char* mpi_library_file() {
   // Asked after MPI_Init, when the MPI is global (a private one was promoted by then).
-  static const std::string file = [] {
+  // Leaked: MPI_Finalize may run from an atexit handler (runtime/config.cpp).
+  static const std::string* file = new std::string([] {
     Dl_info info{};
     void* sym = dlsym(RTLD_DEFAULT, "PMPI_Get_library_version");
     if (sym == nullptr || dladdr(sym, &info) == 0 || info.dli_fname == nullptr) {
       return std::string();
     }
     return std::string(info.dli_fname);
-  }();
-  return file.c_str();
+  }());
+  return file->c_str();
 }
 
 }  // namespace strider::transfer

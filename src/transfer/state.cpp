@@ -57,8 +57,10 @@ Counters& counters() {
 }
 
 plan::PlanCache& plans() {
-  static plan::PlanCache cache;
-  return cache;
+  // Leaked: MPI_Finalize, which clears it, may run from an atexit handler, after the
+  // function-local statics made since that handler was registered are gone.
+  static auto* cache = new plan::PlanCache;
+  return *cache;
 }
 
 void start() {
