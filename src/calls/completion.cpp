@@ -22,12 +22,25 @@ bool Claimed::has(int i) { return lazy_ ? looked_up(i) != nullptr : !ops_.empty(
 transfer::OperationPtr& Claimed::op(int i) { return lazy_ ? looked_up(i) : ops_[i]; }
 
 transfer::OperationPtr& Claimed::looked_up(int i) {
-  for (auto& [j, op] : looked_) {
-    if (j == i) return op;
+  if (entry_of_.empty()) {
+    for (auto& [j, op] : looked_) {
+      if (j == i) return op;
+    }
+  } else if (const int k = entry_of_[static_cast<std::size_t>(i)]; k >= 0) {
+    return looked_[static_cast<std::size_t>(k)].second;
   }
   transfer::OperationPtr op;
   if (handles_[i] != MPI_REQUEST_NULL) op = transfer::requests().take(handles_[i], before_);
   looked_.emplace_back(i, std::move(op));
+  const int k = static_cast<int>(looked_.size()) - 1;
+  if (!entry_of_.empty()) {
+    entry_of_[static_cast<std::size_t>(i)] = k;
+  } else if (looked_.size() > kScannedEntries) {
+    // Many looked up (every request, to find the unstarted ones): an index by request from now.
+    entry_of_.assign(handles_.size(), -1);
+    for (std::size_t e = 0; e < looked_.size(); ++e)
+      entry_of_[looked_[e].first] = static_cast<int>(e);
+  }
   return looked_.back().second;
 }
 

@@ -89,6 +89,9 @@ class Claimed {
   // looks up the few the MPI reported, so nothing here is as long as the array (a Waitany loop
   // over a burst makes one call per request).
   std::vector<std::pair<int, transfer::OperationPtr>> looked_;
+  // Past kScannedEntries of them, each request's entry in looked_ (-1: none yet).
+  static constexpr std::size_t kScannedEntries = 8;
+  std::vector<int> entry_of_;
   bool lazy_ = false;
   std::uint64_t before_ = 0;   // lazy: Requests::tracked_so_far when the call began
   int receives_finished_ = 0;  // for Requests::note_receives_finished

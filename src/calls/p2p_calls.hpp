@@ -79,8 +79,8 @@ int blocking_send(Next next, const void* buf, Count count, MPI_Datatype type, in
 template <class Next, class Count>
 int nonblocking_send(Next next, SendInit init, const void* buf, Count count, MPI_Datatype type,
                      int dest, int tag, MPI_Comm comm, MPI_Request* request) {
+  const PostingTurn turn;  // first: the progress thread may be in the MPI
   if (request == nullptr) return next(buf, count, type, dest, tag, comm, request);  // the MPI's
-  const PostingTurn turn;
   const runtime::Timed timed(runtime::Phase::Isend);
   transfer::ProgressOrphans progress;
   const offers::NumberedSend numbered = offers::number_send(comm, dest, tag);
@@ -211,8 +211,8 @@ int recv(Next next, const PostedReceive<Irecv>& posted, void* buf, Count count, 
 template <class Next, class Count>
 int irecv(Next next, void* buf, Count count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
           MPI_Request* request) {
+  const PostingTurn turn;  // first: the progress thread may be in the MPI
   if (request == nullptr) return next(buf, count, type, source, tag, comm, request);  // the MPI's
-  const PostingTurn turn;
   const runtime::Timed timed(runtime::Phase::Irecv);
   transfer::ProgressOrphans progress;
   transfer::Object object;
@@ -259,7 +259,7 @@ int imrecv(Next next, void* buf, Count count, MPI_Datatype type, MPI_Message* me
            MPI_Request* request) {
   transfer::ProgressOrphans progress;
   transfer::Object object;
-  if (message == nullptr ||
+  if (message == nullptr || request == nullptr ||
       !packed_recv(buf, count, type, *message == MPI_MESSAGE_NO_PROC, message_peer(), object)) {
     return next(buf, count, type, message, request);
   }

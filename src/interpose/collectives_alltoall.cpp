@@ -21,8 +21,8 @@ STRIDER_EXPORT int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype
 STRIDER_EXPORT int MPI_Ialltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                  int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                  MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ialltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ialltoall, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   ProgressOrphans progress;
   return strider::calls::alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -40,9 +40,9 @@ STRIDER_EXPORT int MPI_Ialltoallv(const void* sbuf, const int scounts[], const i
                                   MPI_Datatype stype, void* rbuf, const int rcounts[],
                                   const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ialltoallv, sbuf, scounts, sdispls, stype, rbuf, rcounts,
                                    rdispls, rtype, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype,
                                    comm, request);
@@ -61,9 +61,9 @@ STRIDER_EXPORT int MPI_Ialltoallw(const void* sbuf, const int scounts[], const i
                                   const MPI_Datatype stypes[], void* rbuf, const int rcounts[],
                                   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                                   MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ialltoallw, sbuf, scounts, sdispls, stypes, rbuf, rcounts,
                                    rdispls, rtypes, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes,
                                    comm, request);

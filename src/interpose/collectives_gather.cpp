@@ -21,8 +21,8 @@ STRIDER_EXPORT int MPI_Allgather(const void* sbuf, int scount, MPI_Datatype styp
 STRIDER_EXPORT int MPI_Iallgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                   int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                   MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iallgather, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iallgather, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   ProgressOrphans progress;
   return strider::calls::allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -39,9 +39,9 @@ STRIDER_EXPORT int MPI_Allgatherv(const void* sbuf, int scount, MPI_Datatype sty
 STRIDER_EXPORT int MPI_Iallgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                    const int rcounts[], const int displs[], MPI_Datatype rtype,
                                    MPI_Comm comm, MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iallgatherv, sbuf, scount, stype, rbuf, rcounts, displs,
                                    rtype, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm,
                                     request);
@@ -57,9 +57,9 @@ STRIDER_EXPORT int MPI_Gather(const void* sbuf, int scount, MPI_Datatype stype, 
 STRIDER_EXPORT int MPI_Igather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Igather, sbuf, scount, stype, rbuf, rcount, rtype, root,
                                    comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gather(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
@@ -76,9 +76,9 @@ STRIDER_EXPORT int MPI_Gatherv(const void* sbuf, int scount, MPI_Datatype stype,
 STRIDER_EXPORT int MPI_Igatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 const int rcounts[], const int displs[], MPI_Datatype rtype,
                                 int root, MPI_Comm comm, MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Igatherv, sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                                    root, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::gatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm,
                                  request);
@@ -94,9 +94,9 @@ STRIDER_EXPORT int MPI_Scatter(const void* sbuf, int scount, MPI_Datatype stype,
 STRIDER_EXPORT int MPI_Iscatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,
                                 int rcount, MPI_Datatype rtype, int root, MPI_Comm comm,
                                 MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iscatter, sbuf, scount, stype, rbuf, rcount, rtype, root,
                                    comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, comm, request);
 }
@@ -113,9 +113,9 @@ STRIDER_EXPORT int MPI_Scatterv(const void* sbuf, const int scounts[], const int
 STRIDER_EXPORT int MPI_Iscatterv(const void* sbuf, const int scounts[], const int displs[],
                                  MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                                  int root, MPI_Comm comm, MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iscatterv, sbuf, scounts, displs, stype, rbuf, rcount, rtype,
                                    root, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::scatterv(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm,
                                   request);
@@ -129,8 +129,8 @@ STRIDER_EXPORT int MPI_Bcast(void* buf, int count, MPI_Datatype type, int root, 
 
 STRIDER_EXPORT int MPI_Ibcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
                               MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ibcast, buf, count, type, root, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ibcast, buf, count, type, root, comm);
   ProgressOrphans progress;
   return strider::calls::bcast(buf, count, type, root, comm, request);
 }

@@ -23,9 +23,9 @@ STRIDER_EXPORT int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Data
 STRIDER_EXPORT int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype,
                                            void* rbuf, int rcount, MPI_Datatype rtype,
                                            MPI_Comm comm, MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ineighbor_allgather, sbuf, scount, stype, rbuf, rcount,
                                    rtype, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm,
                                             request);
@@ -44,9 +44,9 @@ STRIDER_EXPORT int MPI_Ineighbor_allgatherv(const void* sbuf, int scount, MPI_Da
                                             void* rbuf, const int rcounts[], const int displs[],
                                             MPI_Datatype rtype, MPI_Comm comm,
                                             MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ineighbor_allgatherv, sbuf, scount, stype, rbuf, rcounts,
                                    displs, rtype, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype,
                                              comm, request);
@@ -63,9 +63,9 @@ STRIDER_EXPORT int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datat
 STRIDER_EXPORT int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype,
                                           void* rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm,
                                           MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ineighbor_alltoall, sbuf, scount, stype, rbuf, rcount, rtype,
                                    comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, request);
 }
@@ -85,9 +85,9 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[]
                                            const int rcounts[], const int rdispls[],
                                            MPI_Datatype rtype, MPI_Comm comm,
                                            MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ineighbor_alltoallv, sbuf, scounts, sdispls, stype, rbuf,
                                    rcounts, rdispls, rtype, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls,
                                             rtype, comm, request);
@@ -108,9 +108,9 @@ STRIDER_EXPORT int MPI_Ineighbor_alltoallw(const void* sbuf, const int scounts[]
                                            void* rbuf, const int rcounts[],
                                            const MPI_Aint rdispls[], const MPI_Datatype rtypes[],
                                            MPI_Comm comm, MPI_Request* request) {
+  const strider::calls::EntryCall entry;
   STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ineighbor_alltoallw, sbuf, scounts, sdispls, stypes, rbuf,
                                    rcounts, rdispls, rtypes, comm);
-  const strider::calls::EntryCall entry;
   ProgressOrphans progress;
   return strider::calls::neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls,
                                             rtypes, comm, request);

@@ -20,8 +20,8 @@ STRIDER_EXPORT int MPI_Reduce(const void* sbuf, void* rbuf, int count, MPI_Datat
 
 STRIDER_EXPORT int MPI_Ireduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce, sbuf, rbuf, count, type, op, root, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce, sbuf, rbuf, count, type, op, root, comm);
   ProgressOrphans progress;
   return strider::calls::reduce(sbuf, rbuf, count, type, op, root, comm, request);
 }
@@ -35,8 +35,8 @@ STRIDER_EXPORT int MPI_Allreduce(const void* sbuf, void* rbuf, int count, MPI_Da
 
 STRIDER_EXPORT int MPI_Iallreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iallreduce, sbuf, rbuf, count, type, op, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iallreduce, sbuf, rbuf, count, type, op, comm);
   ProgressOrphans progress;
   return strider::calls::allreduce(sbuf, rbuf, count, type, op, comm, request);
 }
@@ -51,8 +51,8 @@ STRIDER_EXPORT int MPI_Reduce_scatter(const void* sbuf, void* rbuf, const int rc
 STRIDER_EXPORT int MPI_Ireduce_scatter(const void* sbuf, void* rbuf, const int rcounts[],
                                        MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                        MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce_scatter, sbuf, rbuf, rcounts, type, op, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce_scatter, sbuf, rbuf, rcounts, type, op, comm);
   ProgressOrphans progress;
   return strider::calls::reduce_scatter(sbuf, rbuf, rcounts, type, op, comm, request);
 }
@@ -67,8 +67,8 @@ STRIDER_EXPORT int MPI_Reduce_scatter_block(const void* sbuf, void* rbuf, int rc
 STRIDER_EXPORT int MPI_Ireduce_scatter_block(const void* sbuf, void* rbuf, int rcount,
                                              MPI_Datatype type, MPI_Op op, MPI_Comm comm,
                                              MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce_scatter_block, sbuf, rbuf, rcount, type, op, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Ireduce_scatter_block, sbuf, rbuf, rcount, type, op, comm);
   ProgressOrphans progress;
   return strider::calls::reduce_scatter_block(sbuf, rbuf, rcount, type, op, comm, request);
 }
@@ -82,8 +82,8 @@ STRIDER_EXPORT int MPI_Scan(const void* sbuf, void* rbuf, int count, MPI_Datatyp
 
 STRIDER_EXPORT int MPI_Iscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op,
                              MPI_Comm comm, MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iscan, sbuf, rbuf, count, type, op, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iscan, sbuf, rbuf, count, type, op, comm);
   ProgressOrphans progress;
   return strider::calls::scan(sbuf, rbuf, count, type, op, comm, request);
 }
@@ -97,8 +97,8 @@ STRIDER_EXPORT int MPI_Exscan(const void* sbuf, void* rbuf, int count, MPI_Datat
 
 STRIDER_EXPORT int MPI_Iexscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type,
                                MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iexscan, sbuf, rbuf, count, type, op, comm);
   const strider::calls::EntryCall entry;
+  STRIDER_NULL_REQUEST_IS_THE_MPIS(MPI_Iexscan, sbuf, rbuf, count, type, op, comm);
   ProgressOrphans progress;
   return strider::calls::exscan(sbuf, rbuf, count, type, op, comm, request);
 }
