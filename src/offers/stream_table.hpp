@@ -43,11 +43,11 @@ class StreamTable {
       : capacity_(std::max<std::size_t>(1, capacity)) {}
   StreamTable(const StreamTable&) = delete;
   StreamTable& operator=(const StreamTable&) = delete;
-  ~StreamTable() { tally_streams(-static_cast<std::int64_t>(held_), 0); }
+  ~StreamTable() { tally_streams(-static_cast<std::int64_t>(nodes_.size()), 0); }
 
   // The stream's entry if held; its recency is unchanged.
   const Entry* find(int peer, int tag) const {
-    const std::uint32_t n = index_.find(key(peer, tag), key_of());
+    const std::uint32_t n = nodes_.find(key(peer, tag));
     return n == kNone ? nullptr : &nodes_[n].entry;
   }
 
@@ -60,25 +60,23 @@ class StreamTable {
   // The stream's entry, made if it is not held, now the most recently used.
   Entry& touch(int peer, int tag) {
     const std::uint64_t k = key(peer, tag);
-    if (const std::uint32_t n = index_.find(k, key_of()); n != kNone) {
+    if (const std::uint32_t n = nodes_.find(k); n != kNone) {
       to_front(n);
       return nodes_[n].entry;
     }
-    if (held_ >= capacity_) forget_oldest();
-    const std::uint32_t n = new_node();
-    nodes_[n].key = k;
+    if (nodes_.size() >= capacity_) forget_oldest();
+    const std::uint32_t n = nodes_.add(k);
     nodes_[n].entry = Entry{State{}, may_have_forgotten(peer, tag)};
     link_front(n);
-    index_.insert(n, ++held_, key_of());
     tally_streams(1, 0);
     return nodes_[n].entry;
   }
 
-  std::size_t size() const { return held_; }
+  std::size_t size() const { return nodes_.size(); }
 
  private:
-  // Streams are nodes in one vector, linked by number in recency order (most recent first) and
-  // found through a flat index (runtime/flat_index.hpp): no list or hash node per stream.
+  // Streams are nodes of a flat table (runtime/flat_index.hpp), linked by number in recency
+  // order (most recent first): no list or hash node per stream.
   static constexpr std::uint32_t kNone = runtime::FlatIndex::kNone;
   struct Node {
     std::uint64_t key = 0;
@@ -89,18 +87,6 @@ class StreamTable {
   static std::uint64_t key(int peer, int tag) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(peer)) << 32) |
            static_cast<std::uint32_t>(tag);
-  }
-  auto key_of() const {
-    return [this](std::uint32_t n) { return nodes_[n].key; };
-  }
-  std::uint32_t new_node() {
-    if (!free_.empty()) {
-      const std::uint32_t n = free_.back();
-      free_.pop_back();
-      return n;
-    }
-    nodes_.emplace_back();
-    return static_cast<std::uint32_t>(nodes_.size() - 1);
   }
   void unlink(std::uint32_t n) {
     Node& x = nodes_[n];
@@ -130,18 +116,13 @@ class StreamTable {
       it->second.first = std::min(it->second.first, tag);
       it->second.second = std::max(it->second.second, tag);
     }
-    index_.erase(n, key_of());
     unlink(n);
-    free_.push_back(n);
-    --held_;
+    nodes_.remove(n);
     tally_streams(-1, 1);
   }
 
   std::size_t capacity_;
-  std::size_t held_ = 0;
-  std::vector<Node> nodes_;
-  std::vector<std::uint32_t> free_;  // nodes of forgotten streams, for reuse
-  runtime::FlatIndex index_;
+  runtime::FlatTable<Node> nodes_;
   std::uint32_t newest_ = kNone, oldest_ = kNone;
   std::unordered_map<int, std::pair<int, int>> ranges_;  // by peer: forgotten tags, lowest, highest
 };

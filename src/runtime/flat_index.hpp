@@ -1,9 +1,8 @@
-// An open-addressing index from 64-bit keys to a caller's node numbers: linear probing, at most
-// half full, erase by shifting back (no tombstones). The caller keeps the nodes (a vector, reused
-// through a free list) and tells the index each node's key through `key_of`, so a lookup reads
-// the slot array and the one node it finds: no allocation per entry, as a node-based hash map
-// makes (the request table and the offers' stream tables take hundreds of entries per exchange).
-// Not thread-safe: the caller serializes.
+// An open-addressing index from 64-bit keys to node numbers (linear probing, at most half full,
+// erase by shifting back: no tombstones), and FlatTable, nodes in one vector found through it, so
+// that a lookup reads the slot array and the one node it finds: no allocation per entry, as a
+// node-based hash map makes (the request table and the offers' stream tables take hundreds of
+// entries per exchange). Not thread-safe: the caller serializes.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +71,52 @@ class FlatIndex {
   }
 
   std::vector<std::uint32_t> slots_;  // node numbers; a power of two in size
+};
+
+// Nodes (a type with a `std::uint64_t key`) in one vector, reused through a free list, found by
+// key through a FlatIndex. Node numbers stay valid until removed; references into the table do
+// not outlive the next add.
+template <class Node>
+class FlatTable {
+ public:
+  static constexpr std::uint32_t kNone = FlatIndex::kNone;
+
+  // The node whose key is `k`, or kNone.
+  std::uint32_t find(std::uint64_t k) const { return index_.find(k, key_of()); }
+  // A new node with key `k` (not held yet), otherwise as a Node{} is.
+  std::uint32_t add(std::uint64_t k) {
+    std::uint32_t n = 0;
+    if (!free_.empty()) {
+      n = free_.back();
+      free_.pop_back();
+    } else {
+      n = static_cast<std::uint32_t>(nodes_.size());
+      nodes_.emplace_back();
+    }
+    nodes_[n].key = k;
+    index_.insert(n, ++held_, key_of());
+    return n;
+  }
+  // Removes node `n` (held); it is reset to a Node{} for its next use.
+  void remove(std::uint32_t n) {
+    index_.erase(n, key_of());
+    nodes_[n] = Node{};
+    free_.push_back(n);
+    --held_;
+  }
+  Node& operator[](std::uint32_t n) { return nodes_[n]; }
+  const Node& operator[](std::uint32_t n) const { return nodes_[n]; }
+  std::size_t size() const { return held_; }
+
+ private:
+  auto key_of() const {
+    return [this](std::uint32_t n) { return nodes_[n].key; };
+  }
+
+  std::vector<Node> nodes_;
+  std::vector<std::uint32_t> free_;  // removed nodes, for reuse
+  FlatIndex index_;
+  std::size_t held_ = 0;
 };
 
 }  // namespace strider::runtime

@@ -66,32 +66,13 @@ Requests& requests() {
 std::uint64_t Requests::key(MPI_Request request) { return handle_key(request); }
 
 Requests::Tracked* Requests::find_locked(MPI_Request request) {
-  const std::uint32_t n = index_.find(key(request), key_of());
-  return n == runtime::FlatIndex::kNone ? nullptr : &nodes_[n].tracked;
+  const std::uint32_t n = table_.find(key(request));
+  return n == runtime::FlatIndex::kNone ? nullptr : &table_[n].tracked;
 }
 
 Requests::Tracked& Requests::find_or_add_locked(MPI_Request request) {
   if (Tracked* t = find_locked(request)) return *t;
-  std::uint32_t n = 0;
-  if (!free_.empty()) {
-    n = free_.back();
-    free_.pop_back();
-  } else {
-    n = static_cast<std::uint32_t>(nodes_.size());
-    nodes_.emplace_back();
-  }
-  nodes_[n].request = request;
-  index_.insert(n, ++held_, key_of());
-  return nodes_[n].tracked;
-}
-
-void Requests::drop_locked(MPI_Request request) {
-  const std::uint32_t n = index_.find(key(request), key_of());
-  if (n == runtime::FlatIndex::kNone) return;
-  index_.erase(n, key_of());
-  nodes_[n] = Node{};
-  free_.push_back(n);
-  --held_;
+  return table_[table_.add(key(request))].tracked;
 }
 
 std::uint64_t Requests::track(MPI_Request request, OperationPtr op) {
@@ -126,11 +107,11 @@ bool Requests::take_all(int n, const MPI_Request* requests, std::vector<Operatio
 }
 
 OperationPtr Requests::take_locked(MPI_Request request, std::uint64_t before) {
-  Tracked* t = find_locked(request);
-  if (t == nullptr) return nullptr;
-  OperationPtr op = t->take(before);
+  const std::uint32_t n = table_.find(key(request));
+  if (n == runtime::FlatIndex::kNone) return nullptr;
+  OperationPtr op = table_[n].tracked.take(before);
   if (!op) return nullptr;
-  if (t->empty()) drop_locked(request);
+  if (table_[n].tracked.empty()) table_.remove(n);
   size_.fetch_sub(1, std::memory_order_release);
   return op;
 }

@@ -89,26 +89,19 @@ class Requests {
     bool empty() const { return !first; }
   };
 
-  // The handles tracked, each a node of `nodes_` (reused through `free_`) found through a flat
-  // index: a burst tracks and releases hundreds of requests per exchange, and a node-based hash
-  // map's allocations made a third of a forwarded receive's cost. All under mutex_.
+  // The handles tracked, as nodes of a flat table (runtime/flat_index.hpp) keyed by handle: a
+  // burst tracks and releases hundreds of requests per exchange, and a node-based hash map's
+  // allocations made a third of a forwarded receive's cost. All under mutex_.
   struct Node {
-    MPI_Request request = MPI_REQUEST_NULL;
+    std::uint64_t key = 0;  // the handle's (key())
     Tracked tracked;
   };
   static std::uint64_t key(MPI_Request request);
-  auto key_of() const {
-    return [this](std::uint32_t n) { return key(nodes_[n].request); };
-  }
   Tracked* find_locked(MPI_Request request);
   Tracked& find_or_add_locked(MPI_Request request);
-  void drop_locked(MPI_Request request);  // its Tracked is empty
 
   mutable std::mutex mutex_;
-  std::vector<Node> nodes_;
-  std::vector<std::uint32_t> free_;
-  runtime::FlatIndex index_;
-  std::size_t held_ = 0;  // handles indexed
+  runtime::FlatTable<Node> table_;
   std::atomic<std::size_t> size_{0};
   std::atomic<std::uint64_t> tracked_{0};
   std::mutex orphans_mutex_;
