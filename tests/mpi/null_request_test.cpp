@@ -30,6 +30,13 @@ int error_class(int rc) {
   return cls;
 }
 
+// `fn` with a null request through Strider, and the MPI's own P`fn` on the same arguments (ARGS,
+// those before the request) as the oracle.
+#define EXPECT_AS_MPI(fn, ...)                                   \
+  expect_as_mpi(                                                 \
+      #fn, [&](MPI_Request* q_) { return fn(__VA_ARGS__, q_); }, \
+      [&](MPI_Request* q_) { return P##fn(__VA_ARGS__, q_); })
+
 class NullRequest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -93,37 +100,17 @@ TEST_F(NullRequest, PointToPoint) {
   int* s = send_.data();
   int* r = recv_.data();
   const int p = peer_;
-  expect_as_mpi(
-      "MPI_Isend", [&](MPI_Request* q) { return MPI_Isend(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Isend(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Issend", [&](MPI_Request* q) { return MPI_Issend(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Issend(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Irsend", [&](MPI_Request* q) { return MPI_Irsend(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Irsend(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Ibsend", [&](MPI_Request* q) { return MPI_Ibsend(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Ibsend(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Irecv", [&](MPI_Request* q) { return MPI_Irecv(r, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Irecv(r, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Send_init", [&](MPI_Request* q) { return MPI_Send_init(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Send_init(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Ssend_init", [&](MPI_Request* q) { return MPI_Ssend_init(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Ssend_init(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Recv_init", [&](MPI_Request* q) { return MPI_Recv_init(r, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Recv_init(r, 1, vec_, p, 1, comm_, q); });
+  EXPECT_AS_MPI(MPI_Isend, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Issend, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Irsend, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Ibsend, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Irecv, r, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Send_init, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Ssend_init, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Recv_init, r, 1, vec_, p, 1, comm_);
 #if STRIDER_HAVE_MPI4_P2P
-  expect_as_mpi(
-      "MPI_Isend_c", [&](MPI_Request* q) { return MPI_Isend_c(s, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Isend_c(s, 1, vec_, p, 1, comm_, q); });
-  expect_as_mpi(
-      "MPI_Irecv_c", [&](MPI_Request* q) { return MPI_Irecv_c(r, 1, vec_, p, 1, comm_, q); },
-      [&](MPI_Request* q) { return PMPI_Irecv_c(r, 1, vec_, p, 1, comm_, q); });
+  EXPECT_AS_MPI(MPI_Isend_c, s, 1, vec_, p, 1, comm_);
+  EXPECT_AS_MPI(MPI_Irecv_c, r, 1, vec_, p, 1, comm_);
 #endif
   exchange_still_matches();
 }
@@ -138,79 +125,34 @@ TEST_F(NullRequest, Collectives) {
   const MPI_Datatype* t = types_.data();
   const MPI_Datatype v = vec_;
   MPI_Comm cm = comm_;
-  using Q = MPI_Request*;
-  expect_as_mpi(
-      "MPI_Ibcast", [&](Q q) { return MPI_Ibcast(s, 1, v, 0, cm, q); },
-      [&](Q q) { return PMPI_Ibcast(s, 1, v, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Igather", [&](Q q) { return MPI_Igather(s, 1, v, r, 1, v, 0, cm, q); },
-      [&](Q q) { return PMPI_Igather(s, 1, v, r, 1, v, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Igatherv", [&](Q q) { return MPI_Igatherv(s, 1, v, r, c, d, v, 0, cm, q); },
-      [&](Q q) { return PMPI_Igatherv(s, 1, v, r, c, d, v, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Iscatter", [&](Q q) { return MPI_Iscatter(s, 1, v, r, 1, v, 0, cm, q); },
-      [&](Q q) { return PMPI_Iscatter(s, 1, v, r, 1, v, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Iscatterv", [&](Q q) { return MPI_Iscatterv(s, c, d, v, r, 1, v, 0, cm, q); },
-      [&](Q q) { return PMPI_Iscatterv(s, c, d, v, r, 1, v, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Iallgather", [&](Q q) { return MPI_Iallgather(s, 1, v, r, 1, v, cm, q); },
-      [&](Q q) { return PMPI_Iallgather(s, 1, v, r, 1, v, cm, q); });
-  expect_as_mpi(
-      "MPI_Iallgatherv", [&](Q q) { return MPI_Iallgatherv(s, 1, v, r, c, d, v, cm, q); },
-      [&](Q q) { return PMPI_Iallgatherv(s, 1, v, r, c, d, v, cm, q); });
-  expect_as_mpi(
-      "MPI_Ialltoall", [&](Q q) { return MPI_Ialltoall(s, 1, v, r, 1, v, cm, q); },
-      [&](Q q) { return PMPI_Ialltoall(s, 1, v, r, 1, v, cm, q); });
-  expect_as_mpi(
-      "MPI_Ialltoallv", [&](Q q) { return MPI_Ialltoallv(s, c, d, v, r, c, d, v, cm, q); },
-      [&](Q q) { return PMPI_Ialltoallv(s, c, d, v, r, c, d, v, cm, q); });
-  expect_as_mpi(
-      "MPI_Ialltoallw", [&](Q q) { return MPI_Ialltoallw(s, c, bd, t, r, c, bd, t, cm, q); },
-      [&](Q q) { return PMPI_Ialltoallw(s, c, bd, t, r, c, bd, t, cm, q); });
-  expect_as_mpi(
-      "MPI_Iallreduce", [&](Q q) { return MPI_Iallreduce(s, r, 1, v, MPI_SUM, cm, q); },
-      [&](Q q) { return PMPI_Iallreduce(s, r, 1, v, MPI_SUM, cm, q); });
-  expect_as_mpi(
-      "MPI_Ireduce", [&](Q q) { return MPI_Ireduce(s, r, 1, v, MPI_SUM, 0, cm, q); },
-      [&](Q q) { return PMPI_Ireduce(s, r, 1, v, MPI_SUM, 0, cm, q); });
-  expect_as_mpi(
-      "MPI_Iscan", [&](Q q) { return MPI_Iscan(s, r, 1, v, MPI_SUM, cm, q); },
-      [&](Q q) { return PMPI_Iscan(s, r, 1, v, MPI_SUM, cm, q); });
-  expect_as_mpi(
-      "MPI_Ireduce_scatter_block",
-      [&](Q q) { return MPI_Ireduce_scatter_block(s, r, 1, v, MPI_SUM, cm, q); },
-      [&](Q q) { return PMPI_Ireduce_scatter_block(s, r, 1, v, MPI_SUM, cm, q); });
+  EXPECT_AS_MPI(MPI_Ibcast, s, 1, v, 0, cm);
+  EXPECT_AS_MPI(MPI_Igather, s, 1, v, r, 1, v, 0, cm);
+  EXPECT_AS_MPI(MPI_Igatherv, s, 1, v, r, c, d, v, 0, cm);
+  EXPECT_AS_MPI(MPI_Iscatter, s, 1, v, r, 1, v, 0, cm);
+  EXPECT_AS_MPI(MPI_Iscatterv, s, c, d, v, r, 1, v, 0, cm);
+  EXPECT_AS_MPI(MPI_Iallgather, s, 1, v, r, 1, v, cm);
+  EXPECT_AS_MPI(MPI_Iallgatherv, s, 1, v, r, c, d, v, cm);
+  EXPECT_AS_MPI(MPI_Ialltoall, s, 1, v, r, 1, v, cm);
+  EXPECT_AS_MPI(MPI_Ialltoallv, s, c, d, v, r, c, d, v, cm);
+  EXPECT_AS_MPI(MPI_Ialltoallw, s, c, bd, t, r, c, bd, t, cm);
+  EXPECT_AS_MPI(MPI_Iallreduce, s, r, 1, v, MPI_SUM, cm);
+  EXPECT_AS_MPI(MPI_Ireduce, s, r, 1, v, MPI_SUM, 0, cm);
+  EXPECT_AS_MPI(MPI_Iscan, s, r, 1, v, MPI_SUM, cm);
+  EXPECT_AS_MPI(MPI_Ireduce_scatter_block, s, r, 1, v, MPI_SUM, cm);
 #if STRIDER_HAVE_MPI4_PERSISTENT_COLL
-  expect_as_mpi(
-      "MPI_Bcast_init", [&](Q q) { return MPI_Bcast_init(s, 1, v, 0, cm, MPI_INFO_NULL, q); },
-      [&](Q q) { return PMPI_Bcast_init(s, 1, v, 0, cm, MPI_INFO_NULL, q); });
-  expect_as_mpi(
-      "MPI_Alltoallw_init",
-      [&](Q q) { return MPI_Alltoallw_init(s, c, bd, t, r, c, bd, t, cm, MPI_INFO_NULL, q); },
-      [&](Q q) { return PMPI_Alltoallw_init(s, c, bd, t, r, c, bd, t, cm, MPI_INFO_NULL, q); });
+  EXPECT_AS_MPI(MPI_Bcast_init, s, 1, v, 0, cm, MPI_INFO_NULL);
+  EXPECT_AS_MPI(MPI_Alltoallw_init, s, c, bd, t, r, c, bd, t, cm, MPI_INFO_NULL);
 #endif
   // Neighbourhood collectives on a ring.
   MPI_Comm ring = MPI_COMM_NULL;
   const int dims[1] = {size_}, periods[1] = {1};
   ASSERT_EQ(MPI_Cart_create(comm_, 1, dims, periods, 0, &ring), MPI_SUCCESS);
   MPI_Comm_set_errhandler(ring, MPI_ERRORS_RETURN);
-  expect_as_mpi(
-      "MPI_Ineighbor_alltoall",
-      [&](Q q) { return MPI_Ineighbor_alltoall(s, 1, v, r, 1, v, ring, q); },
-      [&](Q q) { return PMPI_Ineighbor_alltoall(s, 1, v, r, 1, v, ring, q); });
+  EXPECT_AS_MPI(MPI_Ineighbor_alltoall, s, 1, v, r, 1, v, ring);
   const MPI_Aint adispls[2] = {0, 48};
   const int two[2] = {1, 1};
   const MPI_Datatype types2[2] = {v, v};
-  expect_as_mpi(
-      "MPI_Ineighbor_alltoallw",
-      [&](Q q) {
-        return MPI_Ineighbor_alltoallw(s, two, adispls, types2, r, two, adispls, types2, ring, q);
-      },
-      [&](Q q) {
-        return PMPI_Ineighbor_alltoallw(s, two, adispls, types2, r, two, adispls, types2, ring, q);
-      });
+  EXPECT_AS_MPI(MPI_Ineighbor_alltoallw, s, two, adispls, types2, r, two, adispls, types2, ring);
   MPI_Comm_free(&ring);
   exchange_still_matches();
 }
