@@ -54,8 +54,7 @@ std::size_t ReceiveLedger::pending_bucket(int source, int tag) {
 std::optional<std::uint64_t> ReceiveLedger::offer_index(int source, int tag) const {
   if (poisoned_ || !names_stream(source, tag)) return std::nullopt;  // wildcards and PROC_NULL
   if (wildcards_pending_ != 0 || named_pending_[pending_bucket(source, tag)] != 0) {
-    for (std::size_t i = first_live_; i < pending_.size(); ++i) {
-      const Pending& p = pending_[i];
+    for (const Pending& p : pending_) {
       if (!p.live) continue;
       const bool source_matches = p.source == MPI_ANY_SOURCE || p.source == source;
       const bool tag_matches = p.tag == MPI_ANY_TAG || p.tag == tag;
@@ -84,9 +83,8 @@ ReceiveLedger::Ticket ReceiveLedger::post(int source, int tag) {
 }
 
 void ReceiveLedger::erase(Ticket ticket) {
-  const auto it =
-      std::lower_bound(pending_.begin() + static_cast<std::ptrdiff_t>(first_live_), pending_.end(),
-                       ticket, [](const Pending& p, Ticket t) { return p.ticket < t; });
+  const auto it = std::lower_bound(pending_.begin(), pending_.end(), ticket,
+                                   [](const Pending& p, Ticket t) { return p.ticket < t; });
   if (it == pending_.end() || it->ticket != ticket || !it->live) return;
   if (names_stream(it->source, it->tag)) {
     --named_pending_[pending_bucket(it->source, it->tag)];
@@ -95,12 +93,10 @@ void ReceiveLedger::erase(Ticket ticket) {
   }
   it->live = false;
   --live_;
-  while (first_live_ < pending_.size() && !pending_[first_live_].live) ++first_live_;
   // Done entries go once they are half the vector, wherever they are (a receive that stays
   // pending for the whole run must not keep every later one's entry).
   if (pending_.size() - live_ > pending_.size() / 2) {
     std::erase_if(pending_, [](const Pending& p) { return !p.live; });
-    first_live_ = 0;
   }
 }
 

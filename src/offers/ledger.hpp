@@ -108,10 +108,9 @@ class ReceiveLedger {
   // In ticket order (tickets only grow), so an operation is found by binary search. One that
   // completes is marked done, not erased: done entries are dropped together once they are half
   // the vector (erasing each at once moved the rest of a burst's receives every time, quadratic
-  // in the burst). The entries before `first_live_` are all done.
+  // in the burst).
   std::vector<Pending> pending_;
-  std::size_t first_live_ = 0;
-  std::size_t live_ = 0;
+  std::size_t live_ = 0;  // entries not done
   // A counting filter over pending_: per bucket of (source, tag), the pending operations that
   // name both, and the wildcard ones apart. offer_index scans pending_ only where either says
   // one may match: a burst of receives on distinct streams is asked about without a scan (it
