@@ -18,9 +18,10 @@
 # (=0), in turn (halo_overlap_{on,off}_*). NAME (default bursts) names the
 # log (NAME.txt) and archives (NAME-bench.tar.gz, NAME-extras.tar.gz), so that one device call
 # can run the script twice (say NP=4, then NP=2). "profile": form (i) at box 64 with
-# STRIDER_PROFILE=1, this tree and the before tree (profile_*.txt).
+# STRIDER_PROFILE=1, this tree and the before tree (profile_*.txt); PROFILE_FORMS="isend waitany"
+# profiles each form named alone.
 # Usage: [NP=2|4] [TESTS=0] [MPS=1] [BENCHES="halo nooffers pingpong multiple overlap profile"]
-#        [COMPUTE_US=1000]
+#        [COMPUTE_US=1000] [PROFILE_FORMS=isend]
 #        [BEFORE_PERSISTENT=0] [NAME=bursts] scripts/gpu-bursts.sh
 set -uo pipefail
 source "$(dirname "$0")/gpu-build-env.sh"
@@ -55,10 +56,11 @@ for round in 1 2; do
       run "halo, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst -- \
       $build/bench/strider_bench_halo --n 64 128 --iters 10 --forms $forms \
       --csv "$OUT/bench/halo_${which}_$round.csv"
-    # ... and the same without Strider (the MPI alone; no GPU buffer reaches it).
+    # ... and the same without Strider (the MPI alone; no GPU buffer reaches it), also completed
+    # by form (vii)'s loop of MPI_Waitany.
     [[ $benches == *" halo "* && $which == after ]] &&
       run "halo messages without Strider $round" 120 -- $build/bench/strider_bench_halo \
-      --n 64 128 --iters 10 --forms expert,notices,wires \
+      --n 64 128 --iters 10 --forms expert,notices,wires,notices_waitany,wires_waitany \
       --csv "$OUT/bench/halo_without_strider_$round.csv"
     [[ $benches == *" nooffers "* ]] &&
       run "halo without offers, $which $round" 120 LD_PRELOAD="$l" STRIDER_BURST=$burst \
@@ -77,12 +79,16 @@ for round in 1 2; do
         --iters 10 --forms isend,waitany,persistent --compute-us "${COMPUTE_US:-1000}" --serialized \
         --csv "$OUT/bench/halo_overlap_${thread}_$round.csv"
     fi
-    # "profile": form (i) at box 64 with STRIDER_PROFILE=1 (the phases' host time, printed at
-    # MPI_Finalize), this tree and the before tree (profile_{after,before}_*.txt).
-    [[ $benches == *" profile "* && $which != burst0 ]] &&
-      run_tail=200 log=$OUT/bench/profile_${which}_$round.txt run "halo profile, $which $round" \
-      120 LD_PRELOAD="$l" STRIDER_PROFILE=1 -- $build/bench/strider_bench_halo --n 64 --iters 20 \
-      --forms isend --csv "$OUT/bench/halo_profile_${which}_$round.csv"
+    # "profile": each of PROFILE_FORMS (default isend: form (i)) alone at box 64 with
+    # STRIDER_PROFILE=1 (the phases' host time, printed at MPI_Finalize), this tree and the
+    # before tree (profile_{after,before}_*.txt; profile_FORM_* for a form other than isend).
+    for form in ${PROFILE_FORMS:-isend}; do
+      [[ $benches == *" profile "* && $which != burst0 ]] || break
+      tag=$which; [[ $form != isend ]] && tag=${form}_$which
+      run_tail=200 log=$OUT/bench/profile_${tag}_$round.txt run "halo profile $form, $which $round" \
+        120 LD_PRELOAD="$l" STRIDER_PROFILE=1 -- $build/bench/strider_bench_halo --n 64 \
+        --iters 20 --forms $form --csv "$OUT/bench/halo_profile_${tag}_$round.csv"
+    done
     [[ $benches == *" pingpong "* && $which != burst0 ]] &&
       run "pingpong, $which $round" 60 LD_PRELOAD="$l" -- $build/bench/strider_bench_pingpong \
       --budget-ms 100 --out "$OUT/bench/pingpong_${which}_$round.csv"
