@@ -58,6 +58,17 @@ void on_finalize() {
                  static_cast<unsigned long long>(c.offers_taken.load()),
                  static_cast<unsigned long long>(c.offers_used.load()),
                  static_cast<unsigned long long>(c.offers_in_place.load()));
+    const auto n = [](const std::atomic<std::uint64_t>& v) {
+      return static_cast<unsigned long long>(v.load());
+    };
+    std::fprintf(stderr,
+                 "[strider %d] profile packs gpu %llu in %llu waves, staged %llu; unpacks gpu "
+                 "%llu in %llu waves, staged %llu, early %llu; transfers one-shot %llu, staged "
+                 "%llu, device %llu, host %llu; sends deferred %llu\n",
+                 rank, n(c.packs_gpu), n(c.pack_waves), n(c.packs_staged), n(c.unpacks_gpu),
+                 n(c.unpack_waves), n(c.unpacks_staged), n(c.receives_early),
+                 n(c.transfers_oneshot), n(c.transfers_staged), n(c.transfers_device),
+                 n(c.transfers_host), n(c.sends_deferred));
   }
   // Operations whose requests the application freed finish before the MPI goes away.
   transfer::requests().drain_orphans();

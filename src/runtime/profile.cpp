@@ -17,7 +17,7 @@ constexpr std::array<const char*, kPhases> kNames = {
     "offer_open",  "claim_find",     "claim_map",     "claim_import",   "claim_layout",
     "ipc_open",    "classify",       "recv_prepare",  "recv_post",      "settle_wave",
     "unpack_wave", "start_receives", "start_writes",  "start_fills",    "fill_release",
-    "start_packs", "start_sends"};
+    "start_packs", "start_sends",    "batch_queue",   "batch_wait"};
 
 static_assert(kNames.back() != nullptr, "a name for every phase");
 

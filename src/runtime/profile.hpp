@@ -42,6 +42,8 @@ enum class Phase : int {
   FillRelease,    // a write's mappings let go and its slot filled
   StartPacks,     // the packs into wires
   StartSends,     // its sends started, or their notices sent, in order
+  BatchQueue,     // a batch kernel's tables built and queued with it (engine/cuda, host time)
+  BatchWait,      // the wait for that kernel
   Count
 };
 

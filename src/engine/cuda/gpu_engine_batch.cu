@@ -10,6 +10,7 @@
 #include "engine/cuda/batch.hpp"
 #include "engine/cuda/gpu_engine.hpp"
 #include "engine/cuda/sync_call.hpp"
+#include "runtime/profile.hpp"
 
 namespace strider::engine::cuda {
 namespace {
@@ -77,17 +78,21 @@ template <class Before, class After>
 cudaError_t run_batch(const std::vector<BatchCopy>& copies, DeviceContext& ctx,
                       const Policy& policy, bool signal, Before&& before, After&& after) {
   if (copies.empty()) return cudaSuccess;
-  const DeviceContext::JobMemory memory = ctx.job_memory(batch_memory_bytes(copies.size()));
-  if (memory.host == nullptr) return cudaErrorMemoryAllocation;
   Queue q = queue_of(ctx);
-  if (!signal) q.done = {};
-  if (const cudaError_t rc = before()) return rc;
   bool signalled = false;
-  if (const cudaError_t rc = enqueue_batch(copies, q, {memory.host, memory.device, memory.bytes},
-                                           policy, &signalled)) {
-    return rc;
+  {
+    const runtime::Timed timed(runtime::Phase::BatchQueue);
+    const DeviceContext::JobMemory memory = ctx.job_memory(batch_memory_bytes(copies.size()));
+    if (memory.host == nullptr) return cudaErrorMemoryAllocation;
+    if (!signal) q.done = {};
+    if (const cudaError_t rc = before()) return rc;
+    if (const cudaError_t rc = enqueue_batch(copies, q, {memory.host, memory.device, memory.bytes},
+                                             policy, &signalled)) {
+      return rc;
+    }
+    if (const cudaError_t rc = after()) return rc;
   }
-  if (const cudaError_t rc = after()) return rc;
+  const runtime::Timed timed(runtime::Phase::BatchWait);
   return wait_for(ctx, q, signalled);
 }
 
