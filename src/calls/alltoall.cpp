@@ -2,6 +2,7 @@
 // pieces are the receive pieces; the wires are never in place, so the MPI sees an ordinary call.
 // Blocking calls on one node first try GPU to GPU (same_node.hpp), which every rank must ask.
 #include <climits>
+#include <optional>
 
 #include "calls/collectives.hpp"
 #include "calls/mpi_forms.hpp"
@@ -49,7 +50,7 @@ int alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int r
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const bool in_place = sbuf == MPI_IN_PLACE;
   if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
   std::vector<collective::PieceSpec> send_specs, recv_specs;
@@ -76,7 +77,7 @@ int alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Da
     return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const bool in_place = sbuf == MPI_IN_PLACE;
   if (in_place && g.inter) return forward();  // erroneous: the MPI reports it
   std::vector<collective::PieceSpec> send_specs, recv_specs;
@@ -112,7 +113,7 @@ int alltoallw(const void* sbuf, const int scounts[], const int sdispls[],
     return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const bool in_place = sbuf == MPI_IN_PLACE;
   if (in_place && g.inter) return forward();
   if (collective::negative(g.size, rcounts) || (!in_place && collective::negative(g.size, scounts)))

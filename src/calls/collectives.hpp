@@ -51,8 +51,9 @@ int exscan(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
            const collective::Form& form);
 
 // A topology communicator's in- and out-degrees; false when it has no topology (the MPI
-// reports it).
-bool neighbor_degrees(MPI_Comm comm, int& in, int& out);
+// reports it), with `rejected` the MPI's error where it rejected the communicator (its error
+// handler has run).
+bool neighbor_degrees(MPI_Comm comm, int& in, int& out, int& rejected);
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
                        MPI_Datatype rtype, MPI_Comm comm, const collective::Form& form);
 int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf,

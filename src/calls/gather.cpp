@@ -3,6 +3,7 @@
 // A side the standard ignores on this rank is described empty and passed to the MPI as given.
 // Blocking calls on one node first try GPU to GPU (same_node.hpp).
 #include <climits>
+#include <optional>
 
 #include "calls/collectives.hpp"
 #include "calls/mpi_forms.hpp"
@@ -130,17 +131,20 @@ struct Rooted {
   const collective::SameNodeShape* same_node() const { return one_node ? &shape : nullptr; }
 };
 
-// False when the call goes to the MPI as it is: Strider off, no group, or this rank idle.
-bool rooted_roles(MPI_Comm comm, int root, bool gather, bool in_place, Rooted& r) {
-  if (collective::strider_off() || !collective::group_of(comm, r.g)) return false;
+// What the call returns where it goes to the MPI as it is (Strider off, no group, or this rank
+// idle); std::nullopt where Strider may serve it (`r` filled in).
+template <class Forward>
+std::optional<int> rooted_roles(MPI_Comm comm, int root, bool gather, bool in_place, Rooted& r,
+                                Forward forward) {
+  if (auto rc = collective::forward_unless_grouped(comm, r.g, forward)) return rc;
   r.role = collective::role_of(r.g, root);
-  if (r.role == collective::Role::Idle) return false;
+  if (r.role == collective::Role::Idle) return forward();
   using Exchange = collective::SameNodeShape::Exchange;
   r.gather = gather;
   r.in_place = in_place;
   r.shape = rooted_shape(r.g, gather ? Exchange::Gather : Exchange::Scatter, root, in_place);
   r.one_node = rooted_on_one_node(r.g, root);
-  return true;
+  return std::nullopt;
 }
 
 // Whether Strider serves a rooted call: this rank's one piece (`count` of `type` at `piece`: its
@@ -169,7 +173,7 @@ int allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int 
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const bool in_place = sbuf == MPI_IN_PLACE;
   std::vector<collective::PieceSpec> recv_specs;
   auto call = std::make_unique<collective::Call>(comm);
@@ -197,7 +201,7 @@ int allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, con
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const bool in_place = sbuf == MPI_IN_PLACE;
   std::vector<collective::PieceSpec> recv_specs;
   auto call = std::make_unique<collective::Call>(comm);
@@ -225,7 +229,7 @@ int gather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rco
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
-  if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
+  if (const auto rc = rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   const bool served = describe_rooted(r, *call, sbuf, scount, stype, rbuf, [&](auto& specs) {
     return collective::uniform_specs(r.g.size, rcount, rtype, specs);
@@ -251,7 +255,7 @@ int gatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const 
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
   };
   Rooted r;
-  if (!rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r)) return forward();
+  if (const auto rc = rooted_roles(comm, root, true, sbuf == MPI_IN_PLACE, r, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   const bool served = describe_rooted(r, *call, sbuf, scount, stype, rbuf, [&](auto& specs) {
     return collective::varying_specs(r.g.size, rcounts, displs, rtype, specs);
@@ -278,7 +282,7 @@ int scatter(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rc
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
-  if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
+  if (const auto rc = rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   const bool served = describe_rooted(r, *call, rbuf, rcount, rtype, sbuf, [&](auto& specs) {
     return collective::uniform_specs(r.g.size, scount, stype, specs);
@@ -304,7 +308,7 @@ int scatterv(const void* sbuf, const int scounts[], const int displs[], MPI_Data
     return mpi.forward(form, sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
   };
   Rooted r;
-  if (!rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r)) return forward();
+  if (const auto rc = rooted_roles(comm, root, false, rbuf == MPI_IN_PLACE, r, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   const bool served = describe_rooted(r, *call, rbuf, rcount, rtype, sbuf, [&](auto& specs) {
     return collective::varying_specs(r.g.size, scounts, displs, stype, specs);
@@ -329,7 +333,7 @@ int bcast(void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
   const auto mpi = STRIDER_MPI_FORMS(MPI_Bcast, MPI_Ibcast, MPI_Bcast_init);
   const auto forward = [&] { return mpi.forward(form, buf, count, type, root, comm); };
   collective::Group g;
-  if (collective::strider_off() || !collective::group_of(comm, g)) return forward();
+  if (const auto rc = collective::forward_unless_grouped(comm, g, forward)) return *rc;
   const collective::Role role = collective::role_of(g, root);
   if (role == collective::Role::Idle) return forward();
   auto call = std::make_unique<collective::Call>(comm);

@@ -81,10 +81,12 @@ constexpr int narrow_or_zero(MPI_Count value) {
 }
 
 // How many peers an array argument of a collective on `comm` has (the group's size, the remote
-// group's on an intercommunicator); -1 where the MPI cannot say.
-int array_peers(MPI_Comm comm);
+// group's on an intercommunicator); -1 where the MPI cannot say, with `rejected` the MPI's error
+// where it rejected the communicator (its error handler has run: the call returns that error
+// rather than go on to the MPI, which would run the handler again).
+int array_peers(MPI_Comm comm, int& rejected);
 // The same for an array only the root reads (Gatherv's receive counts, Scatterv's send counts):
 // 0 elsewhere. The root is `root` in an intracommunicator, MPI_ROOT in an intercommunicator.
-int root_array_peers(MPI_Comm comm, int root);
+int root_array_peers(MPI_Comm comm, int root, int& rejected);
 
 }  // namespace strider::calls

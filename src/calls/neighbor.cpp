@@ -5,6 +5,7 @@
 // to GPU on one node, matched by the MPI: same_node.hpp).
 #include <algorithm>
 #include <climits>
+#include <optional>
 #include <vector>
 
 #include "calls/collectives.hpp"
@@ -19,10 +20,13 @@
 namespace strider::calls {
 namespace {
 
-// The topology of `comm` (MPI_Topo_test) and its in- and out-degrees; false when it has none.
-bool topology_degrees(MPI_Comm comm, int& topology, int& in, int& out) {
+// The topology of `comm` (MPI_Topo_test) and its in- and out-degrees; false when it has none,
+// with `rejected` the MPI's error where it rejected the communicator (its handler has run).
+bool topology_degrees(MPI_Comm comm, int& topology, int& in, int& out, int& rejected) {
+  rejected = MPI_SUCCESS;
   if (comm == MPI_COMM_NULL) return false;
-  if (PMPI_Topo_test(comm, &topology) != MPI_SUCCESS) return false;
+  rejected = PMPI_Topo_test(comm, &topology);
+  if (rejected != MPI_SUCCESS) return false;
   if (topology == MPI_CART) {
     int dims = 0;
     if (PMPI_Cartdim_get(comm, &dims) != MPI_SUCCESS) return false;
@@ -41,6 +45,19 @@ bool topology_degrees(MPI_Comm comm, int& topology, int& in, int& out) {
     return PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) == MPI_SUCCESS;
   }
   return false;
+}
+
+// What a neighbourhood collective returns where it goes to the MPI as it is: the MPI's error where
+// it rejected the communicator (forwarding would call its error handler again), else forward()'s
+// (Strider off, no topology); std::nullopt where Strider may serve it (`topology`, `in`, `out`).
+template <class Forward>
+std::optional<int> forward_unless_topology(MPI_Comm comm, int& topology, int& in, int& out,
+                                           Forward forward) {
+  int rejected = MPI_SUCCESS;
+  if (!collective::strider_off() && topology_degrees(comm, topology, in, out, rejected)) {
+    return std::nullopt;
+  }
+  return rejected != MPI_SUCCESS ? rejected : forward();
 }
 
 // The in-neighbours in the receive side's order, where the topology may name MPI_PROC_NULL (a
@@ -90,9 +107,9 @@ collective::SameNodeShape same_node_shape(collective::SameNodeShape::Exchange ex
 
 }  // namespace
 
-bool neighbor_degrees(MPI_Comm comm, int& in, int& out) {
+bool neighbor_degrees(MPI_Comm comm, int& in, int& out, int& rejected) {
   int topology = MPI_UNDEFINED;
-  return topology_degrees(comm, topology, in, out);
+  return topology_degrees(comm, topology, in, out, rejected);
 }
 
 int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
@@ -103,7 +120,7 @@ int neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* r
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int topology = MPI_UNDEFINED, in = 0, out = 0;
-  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
+  if (const auto rc = forward_unless_topology(comm, topology, in, out, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -131,7 +148,7 @@ int neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* 
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
   };
   int topology = MPI_UNDEFINED, in = 0, out = 0;
-  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
+  if (const auto rc = forward_unless_topology(comm, topology, in, out, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -165,7 +182,7 @@ int neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rb
     return mpi.forward(form, sbuf, scount, stype, rbuf, rcount, rtype, comm);
   };
   int topology = MPI_UNDEFINED, in = 0, out = 0;
-  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
+  if (const auto rc = forward_unless_topology(comm, topology, in, out, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -193,7 +210,7 @@ int neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[
     return mpi.forward(form, sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   };
   int topology = MPI_UNDEFINED, in = 0, out = 0;
-  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
+  if (const auto rc = forward_unless_topology(comm, topology, in, out, forward)) return *rc;
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;
   const bool served = sbuf != MPI_IN_PLACE &&
@@ -232,7 +249,7 @@ int neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdi
     return mpi.forward(form, sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
   };
   int topology = MPI_UNDEFINED, in = 0, out = 0;
-  if (collective::strider_off() || !topology_degrees(comm, topology, in, out)) return forward();
+  if (const auto rc = forward_unless_topology(comm, topology, in, out, forward)) return *rc;
   if (collective::negative(out, scounts) || collective::negative(in, rcounts)) return forward();
   auto call = std::make_unique<collective::Call>(comm);
   std::vector<collective::PieceSpec> send_specs, recv_specs;

@@ -3,6 +3,7 @@
 // it holds on this rank, an input loaded before the call and an output stored after.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "calls/collectives.hpp"
 #include "calls/mpi_forms.hpp"
@@ -83,11 +84,15 @@ int bad_arguments(MPI_Comm comm, MPI_Datatype type, MPI_Op op, const char* what)
   return error;
 }
 
-// Whether a reduction goes to the MPI at once (else `g` is its group): Strider off, a
-// communicator the MPI must judge, or a large-count call whose counts do not fit an int. A
-// reduction's counts are alike on every rank, so that one forwards only where all do.
-bool forwards_at_once(const collective::Form& form, MPI_Comm comm, collective::Group& g) {
-  return form.forward_only || collective::strider_off() || !collective::group_of(comm, g);
+// What a reduction returns where it goes to the MPI at once (std::nullopt: `g` is its group):
+// Strider off, a communicator the MPI must judge (collective::forward_unless_grouped), or a
+// large-count call whose counts do not fit an int. A reduction's counts are alike on every rank,
+// so that one forwards only where all do.
+template <class Forward>
+std::optional<int> forwarded_at_once(const collective::Form& form, MPI_Comm comm,
+                                     collective::Group& g, Forward forward) {
+  if (form.forward_only) return forward();
+  return collective::forward_unless_grouped(comm, g, forward);
 }
 
 // A blocking call whose ranks all run on one node is first offered to the GPUs
@@ -109,7 +114,7 @@ int reduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op op
   const auto mpi = STRIDER_MPI_FORMS(MPI_Reduce, MPI_Ireduce, MPI_Reduce_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, root, comm); };
   collective::Group g;
-  if (forwards_at_once(form, comm, g)) return forward();
+  if (const auto rc = forwarded_at_once(form, comm, g, forward)) return *rc;
   const collective::Role role = collective::role_of(g, root);
   // An idle rank's arguments are not significant (an intercommunicator's MPI_PROC_NULL ranks).
   if (role == collective::Role::Idle) return forward();
@@ -138,7 +143,7 @@ int allreduce(const void* sbuf, void* rbuf, int count, MPI_Datatype type, MPI_Op
   const auto mpi = STRIDER_MPI_FORMS(MPI_Allreduce, MPI_Iallreduce, MPI_Allreduce_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
-  if (forwards_at_once(form, comm, g)) return forward();
+  if (const auto rc = forwarded_at_once(form, comm, g, forward)) return *rc;
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, "MPI_Allreduce");
   int rc = MPI_SUCCESS;
   if (on_gpus(comm, form, sbuf, rbuf, {type, op, nullptr, count, nullptr, count, 0, g.size}, rc)) {
@@ -159,7 +164,7 @@ int reduce_scatter(const void* sbuf, void* rbuf, const int rcounts[], MPI_Dataty
       STRIDER_MPI_FORMS(MPI_Reduce_scatter, MPI_Ireduce_scatter, MPI_Reduce_scatter_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcounts, type, op, comm); };
   collective::Group g;
-  if (forwards_at_once(form, comm, g)) return forward();
+  if (const auto rc = forwarded_at_once(form, comm, g, forward)) return *rc;
   int size = 0;
   PMPI_Comm_size(comm, &size);
   if (refused(collective::negative(size, rcounts), type)) {
@@ -194,7 +199,7 @@ int reduce_scatter_block(const void* sbuf, void* rbuf, int rcount, MPI_Datatype 
                                      MPI_Reduce_scatter_block_init);
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, rcount, type, op, comm); };
   collective::Group g;
-  if (forwards_at_once(form, comm, g)) return forward();
+  if (const auto rc = forwarded_at_once(form, comm, g, forward)) return *rc;
   if (refused(rcount < 0, type)) {
     return bad_arguments(comm, type, op, "MPI_Reduce_scatter_block");
   }
@@ -233,7 +238,7 @@ int prefix_reduction(const Pair& mpi, const char* name, bool exclusive, const vo
                      const collective::Form& form) {
   const auto forward = [&] { return mpi.forward(form, sbuf, rbuf, count, type, op, comm); };
   collective::Group g;
-  if (forwards_at_once(form, comm, g)) return forward();
+  if (const auto rc = forwarded_at_once(form, comm, g, forward)) return *rc;
   if (refused(count < 0, type)) return bad_arguments(comm, type, op, name);
   if (g.inter) return forward();
   int rc = MPI_SUCCESS;

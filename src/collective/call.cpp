@@ -15,15 +15,17 @@ bool describe_sides(Call& call, const void* sbuf, const void* rbuf,
   return call.send.converted() || call.recv.converted();
 }
 
-bool group_of(MPI_Comm comm, Group& out) {
+bool group_of(MPI_Comm comm, Group& out, int& rejected) {
+  rejected = MPI_SUCCESS;
   if (comm == MPI_COMM_NULL) return false;
   int inter = 0;
-  if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS) return false;
+  rejected = PMPI_Comm_test_inter(comm, &inter);
+  if (rejected != MPI_SUCCESS) return false;
   out.inter = inter != 0;
-  if (PMPI_Comm_rank(comm, &out.rank) != MPI_SUCCESS) return false;
-  const int rc =
-      out.inter ? PMPI_Comm_remote_size(comm, &out.size) : PMPI_Comm_size(comm, &out.size);
-  return rc == MPI_SUCCESS;
+  rejected = PMPI_Comm_rank(comm, &out.rank);
+  if (rejected != MPI_SUCCESS) return false;
+  rejected = out.inter ? PMPI_Comm_remote_size(comm, &out.size) : PMPI_Comm_size(comm, &out.size);
+  return rejected == MPI_SUCCESS;
 }
 
 int wire_args(Call& call, Side& side, bool bytes, WireArgs& out) {

@@ -32,8 +32,10 @@ struct Group {
   int rank = 0;  // this rank in its own group
   bool inter = false;
 };
-// False for MPI_COMM_NULL or a handle the MPI rejects (the caller forwards; the MPI reports).
-bool group_of(MPI_Comm comm, Group& out);
+// False for MPI_COMM_NULL (`rejected` MPI_SUCCESS: the caller forwards, the MPI reports it) or a
+// handle the MPI rejects (`rejected` the MPI's error: it has called the error handler, so the
+// caller returns that error rather than forward the call, which would call it again).
+bool group_of(MPI_Comm comm, Group& out, int& rejected);
 
 // The wire arguments of one side: a buffer, and per piece a count, a displacement (in wire
 // elements, or bytes for the -w forms) and a type.

@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <vector>
 
 #include "collective/call.hpp"
@@ -52,5 +53,16 @@ void* wire_or(Side& side, const void* buffer);
 
 // Whether Strider is off (STRIDER_DISABLE) for every call.
 bool strider_off();
+
+// The group of a collective on `comm` that Strider may serve (into `g`: std::nullopt), or what the
+// call returns without it: the MPI's error where the MPI rejected the communicator (its error
+// handler has run, and forwarding would run it again), else forward()'s (Strider off,
+// MPI_COMM_NULL).
+template <class Forward>
+std::optional<int> forward_unless_grouped(MPI_Comm comm, Group& g, Forward forward) {
+  int rejected = MPI_SUCCESS;
+  if (!strider_off() && group_of(comm, g, rejected)) return std::nullopt;
+  return rejected != MPI_SUCCESS ? rejected : forward();
+}
 
 }  // namespace strider::collective

@@ -40,7 +40,9 @@ using Original = std::function<int()>;
 int allgatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf,
                const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
                MPI_Comm comm, const Form& form, const Original& original) {
-  const int n = calls::array_peers(comm);
+  int rejected = MPI_SUCCESS;
+  const int n = calls::array_peers(comm, rejected);
+  if (rejected != MPI_SUCCESS) return rejected;  // the MPI rejected the communicator
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = fits_int({scount}) && narrow_all(rcounts, n, a->recv_counts) &&
                     narrow_all(displs, n, a->recv_displs);
@@ -53,7 +55,9 @@ int allgatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbu
 int alltoallv(const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispls[],
               MPI_Datatype stype, void* rbuf, const MPI_Count rcounts[], const MPI_Aint rdispls[],
               MPI_Datatype rtype, MPI_Comm comm, const Form& form, const Original& original) {
-  const int n = calls::array_peers(comm);
+  int rejected = MPI_SUCCESS;
+  const int n = calls::array_peers(comm, rejected);
+  if (rejected != MPI_SUCCESS) return rejected;  // the MPI rejected the communicator
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = a->narrow(sbuf, scounts, sdispls, n, rcounts, rdispls, n);
   if (!fits) a->zero(n, n);
@@ -66,7 +70,9 @@ int alltoallw(const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispl
               const MPI_Datatype stypes[], void* rbuf, const MPI_Count rcounts[],
               const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
               const Form& form, const Original& original) {
-  const int n = calls::array_peers(comm);
+  int rejected = MPI_SUCCESS;
+  const int n = calls::array_peers(comm, rejected);
+  if (rejected != MPI_SUCCESS) return rejected;  // the MPI rejected the communicator
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = a->narrow(sbuf, scounts, sdispls, n, rcounts, rdispls, n);
   if (!fits) a->zero(n, n);
@@ -79,7 +85,9 @@ int alltoallw(const void* sbuf, const MPI_Count scounts[], const MPI_Aint sdispl
 int gatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf,
             const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype, int root,
             MPI_Comm comm, const Form& form, const Original& original) {
-  const int n = calls::root_array_peers(comm, root);
+  int rejected = MPI_SUCCESS;
+  const int n = calls::root_array_peers(comm, root, rejected);
+  if (rejected != MPI_SUCCESS) return rejected;  // the MPI rejected the communicator
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = fits_int({scount}) && narrow_all(rcounts, n, a->recv_counts) &&
                     narrow_all(displs, n, a->recv_displs);
@@ -92,7 +100,9 @@ int gatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, void* rbuf,
 int scatterv(const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[],
              MPI_Datatype stype, void* rbuf, MPI_Count rcount, MPI_Datatype rtype, int root,
              MPI_Comm comm, const Form& form, const Original& original) {
-  const int n = calls::root_array_peers(comm, root);
+  int rejected = MPI_SUCCESS;
+  const int n = calls::root_array_peers(comm, root, rejected);
+  if (rejected != MPI_SUCCESS) return rejected;  // the MPI rejected the communicator
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = fits_int({rcount}) && narrow_all(scounts, n, a->send_counts) &&
                     narrow_all(displs, n, a->send_displs);
@@ -106,7 +116,8 @@ int scatterv(const void* sbuf, const MPI_Count scounts[], const MPI_Aint displs[
 int reduce_scatter(const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_Datatype type,
                    MPI_Op op, MPI_Comm comm, const Form& form, const Original& original) {
   int n = -1;
-  if (comm == MPI_COMM_NULL || PMPI_Comm_size(comm, &n) != MPI_SUCCESS) return original();
+  if (comm == MPI_COMM_NULL) return original();
+  if (const int rc = PMPI_Comm_size(comm, &n); rc != MPI_SUCCESS) return rc;  // as above
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = narrow_all(rcounts, n, a->recv_counts);
   if (!fits) a->zero(0, n);
@@ -118,7 +129,10 @@ int neighbor_allgatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, 
                         const MPI_Count rcounts[], const MPI_Aint displs[], MPI_Datatype rtype,
                         MPI_Comm comm, const Form& form, const Original& original) {
   int in = -1, out = -1;
-  if (!calls::neighbor_degrees(comm, in, out)) return original();  // the MPI reports it
+  int rejected = MPI_SUCCESS;
+  if (!calls::neighbor_degrees(comm, in, out, rejected)) {
+    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+  }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = fits_int({scount}) && narrow_all(rcounts, in, a->recv_counts) &&
                     narrow_all(displs, in, a->recv_displs);
@@ -133,7 +147,10 @@ int neighbor_alltoallv(const void* sbuf, const MPI_Count scounts[], const MPI_Ai
                        const MPI_Aint rdispls[], MPI_Datatype rtype, MPI_Comm comm,
                        const Form& form, const Original& original) {
   int in = -1, out = -1;
-  if (!calls::neighbor_degrees(comm, in, out)) return original();
+  int rejected = MPI_SUCCESS;
+  if (!calls::neighbor_degrees(comm, in, out, rejected)) {
+    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+  }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = a->narrow(sbuf, scounts, sdispls, out, rcounts, rdispls, in);
   if (!fits) a->zero(out, in);
@@ -148,7 +165,10 @@ int neighbor_alltoallw(const void* sbuf, const MPI_Count scounts[], const MPI_Ai
                        const MPI_Aint rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm,
                        const Form& form, const Original& original) {
   int in = -1, out = -1;
-  if (!calls::neighbor_degrees(comm, in, out)) return original();
+  int rejected = MPI_SUCCESS;
+  if (!calls::neighbor_degrees(comm, in, out, rejected)) {
+    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+  }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits =
       narrow_all(scounts, out, a->send_counts) && narrow_all(rcounts, in, a->recv_counts);

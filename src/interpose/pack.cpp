@@ -48,6 +48,13 @@ std::optional<Call> classify(MPI_Datatype type, int count, const void* user, con
   return call;
 }
 
+// The MPI's verdict on the communicator, which its own MPI_Pack and MPI_Unpack give (a freed
+// handle: its error handler called, MPI_ERR_COMM), though Strider's packing needs none.
+int judged_comm(MPI_Comm comm) {
+  int size = 0;
+  return PMPI_Comm_size(comm, &size);
+}
+
 int truncated(MPI_Comm comm) {
   PMPI_Comm_call_errhandler(comm, MPI_ERR_TRUNCATE);
   return MPI_ERR_TRUNCATE;
@@ -69,6 +76,7 @@ STRIDER_EXPORT int MPI_Pack(const void* inbuf, int incount, MPI_Datatype datatyp
     if (!transfer::settings().disabled) counters().packs_forwarded++;
     return next(inbuf, incount, datatype, outbuf, outsize, position, comm);
   }
+  if (const int rc = judged_comm(comm); rc != MPI_SUCCESS) return rc;
   if (*position + call->object.bytes() > outsize) return truncated(comm);
   const int rc =
       pack_object(call->object, call->packed, call->packed_view, HostPacking::Policy, comm);
@@ -85,6 +93,7 @@ STRIDER_EXPORT int MPI_Unpack(const void* inbuf, int insize, int* position, void
     if (!transfer::settings().disabled) counters().unpacks_forwarded++;
     return next(inbuf, insize, position, outbuf, outcount, datatype, comm);
   }
+  if (const int rc = judged_comm(comm); rc != MPI_SUCCESS) return rc;
   if (*position + call->object.bytes() > insize) return truncated(comm);
   const int rc =
       unpack_object(call->object, call->packed, call->packed_view, HostPacking::Policy, comm);

@@ -140,13 +140,18 @@ int open_hole(const Outgoing& out, MPI_Comm comm) {
   return move_hole_byte(out.wire, last, last + 1, comm);
 }
 
-// Whether `peer` is the calling process itself (messages to self, wire_shape.hpp).
-bool to_self(const Peer& peer) {
+// Whether `peer` is the calling process itself (`self`; messages to self, wire_shape.hpp). An
+// error where the MPI rejects the communicator: it has called its error handler, so the send
+// returns that error rather than go on to the MPI's send, which would call it again.
+int to_self(const Peer& peer, bool& self) {
+  self = false;
   int inter = 0, rank = MPI_PROC_NULL;
-  if (peer.rank < 0 || PMPI_Comm_test_inter(peer.comm, &inter) != MPI_SUCCESS || inter) {
-    return false;
-  }
-  return PMPI_Comm_rank(peer.comm, &rank) == MPI_SUCCESS && rank == peer.rank;
+  if (peer.rank < 0) return MPI_SUCCESS;
+  if (const int rc = PMPI_Comm_test_inter(peer.comm, &inter); rc != MPI_SUCCESS) return rc;
+  if (inter) return MPI_SUCCESS;
+  if (const int rc = PMPI_Comm_rank(peer.comm, &rank); rc != MPI_SUCCESS) return rc;
+  self = rank == peer.rank;
+  return MPI_SUCCESS;
 }
 
 }  // namespace
@@ -197,8 +202,11 @@ int prepare_outgoing(const Object& object, const Peer& peer, Outgoing& out) {
   if (object.oversized) {
     return report_error(comm, "send", "a GPU message over 2^31-1 packed bytes");
   }
+  bool self = false;
+  int rc = to_self(peer, self);
+  if (rc != MPI_SUCCESS) return rc;
   out.method = method_for(object, false, peer);
-  int rc = make_wire_send(static_cast<int>(object.bytes()), to_self(peer), out.shape);
+  rc = make_wire_send(static_cast<int>(object.bytes()), self, out.shape);
   if (rc != MPI_SUCCESS) return rc;
   acquire_for(object, out.method, out.shape.footprint, out.wire, comm, rc);
   return rc;

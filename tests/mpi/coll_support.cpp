@@ -301,12 +301,6 @@ bool persistent_served_everywhere() {
   return std::string(placement_summary()) == "device memory on every rank";
 }
 
-int error_class(int rc) {
-  int c = rc;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &c);
-  return c;
-}
-
 namespace {
 
 std::map<std::string, long>& counts() {

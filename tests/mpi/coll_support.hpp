@@ -173,7 +173,6 @@ void print_counts();
 // Byte comparison with a readable failure.
 void expect_same_bytes(const Bytes& got, const Bytes& want, const std::string& what);
 
-int error_class(int rc);
 // The MPI's text for an error code.
 std::string error_text(int rc);
 

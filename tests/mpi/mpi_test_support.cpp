@@ -221,6 +221,12 @@ const LibraryIdentity& library_identity() {
 
 bool on_open_mpi() { return library_identity().open_mpi; }
 bool on_mpich() { return library_identity().mpich; }
+
+int error_class(int rc) {
+  int cls = MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  return cls;
+}
 int mpi_major() { return library_identity().major; }
 int mpi_minor() { return library_identity().minor; }
 

@@ -113,6 +113,8 @@ bool waitall_error_hangs();
 // tests never ask the header (#ifdef OPEN_MPI / MPICH_VERSION).
 bool on_open_mpi();
 bool on_mpich();
+// An MPI error code's class (MPI_SUCCESS for MPI_SUCCESS).
+int error_class(int rc);
 int mpi_major();  // the implementation's major version (4 for Open MPI 4.1.6 or MPICH 4.0.2)
 int mpi_minor();  // and its minor one (1, 0)
 

@@ -7,28 +7,15 @@
 // request without Strider too), so the collectives run where the MPI is MPICH.
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "call_arguments.hpp"
 #include "mpi_test_support.hpp"
 
 namespace strider::testing {
 namespace {
-
-bool mpi_is_mpich() {
-  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
-  int length = 0;
-  MPI_Get_library_version(version, &length);
-  return std::strstr(version, "MPICH") != nullptr;
-}
-
-int error_class(int rc) {
-  int cls = MPI_SUCCESS;
-  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  return cls;
-}
 
 // `fn` with a null request through Strider, and the MPI's own P`fn` on the same arguments (ARGS,
 // those before the request) as the oracle.
@@ -37,29 +24,16 @@ int error_class(int rc) {
       #fn, [&](MPI_Request* q_) { return fn(__VA_ARGS__, q_); }, \
       [&](MPI_Request* q_) { return P##fn(__VA_ARGS__, q_); })
 
-class NullRequest : public ::testing::Test {
+class NullRequest : public ::testing::Test, protected CallArguments {
  protected:
   void SetUp() override {
     MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
     MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Type_vector(3, 2, 4, MPI_INT, &vec_);  // strided: the packed path's
-    MPI_Type_commit(&vec_);
-    size_ = world_size();
-    peer_ = (world_rank() + 1) % size_;
-    send_.assign(static_cast<std::size_t>(64 * size_), 1);
-    recv_.assign(static_cast<std::size_t>(64 * size_), 0);
-    counts_.assign(static_cast<std::size_t>(size_), 1);
-    displs_.resize(static_cast<std::size_t>(size_));
-    byte_displs_.resize(static_cast<std::size_t>(size_));
-    types_.assign(static_cast<std::size_t>(size_), vec_);
-    for (int i = 0; i < size_; ++i) {
-      displs_[static_cast<std::size_t>(i)] = 12 * i;
-      byte_displs_[static_cast<std::size_t>(i)] = 48 * i;
-    }
+    make_arguments();
   }
   void TearDown() override {
-    MPI_Type_free(&vec_);
+    free_arguments();
     MPI_Comm_free(&comm_);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   }
@@ -90,10 +64,6 @@ class NullRequest : public ::testing::Test {
   }
 
   MPI_Comm comm_ = MPI_COMM_NULL;
-  MPI_Datatype vec_ = MPI_DATATYPE_NULL;
-  int size_ = 1, peer_ = 0;
-  std::vector<int> send_, recv_, counts_, displs_, byte_displs_;
-  std::vector<MPI_Datatype> types_;
 };
 
 TEST_F(NullRequest, PointToPoint) {
@@ -116,7 +86,7 @@ TEST_F(NullRequest, PointToPoint) {
 }
 
 TEST_F(NullRequest, Collectives) {
-  if (!mpi_is_mpich()) GTEST_SKIP() << "this MPI crashes on a null collective request itself";
+  if (!on_mpich()) GTEST_SKIP() << "this MPI crashes on a null collective request itself";
   int* s = send_.data();
   int* r = recv_.data();
   const int* c = counts_.data();

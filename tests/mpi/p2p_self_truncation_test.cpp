@@ -34,12 +34,6 @@ constexpr int kTag = 5;
 
 unsigned char pattern(std::size_t i) { return static_cast<unsigned char>(i * 11 + 1); }
 
-int error_class(int rc) {
-  int c = rc;
-  MPI_Error_class(rc, &c);
-  return c;
-}
-
 // A receive the MPI fills, or one Strider finishes: GPU memory in the GPU build, host memory
 // through Strider's path (strider_set_p2p_host) in the host build's packed run.
 Placement& receive_memory(bool strider) {

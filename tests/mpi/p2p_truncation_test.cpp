@@ -34,12 +34,6 @@ constexpr int kTag = 1, kFittingTag = 2, kReplyTag = 3;
 
 unsigned char pattern(std::size_t i) { return static_cast<unsigned char>(i * 7 + 3); }
 
-int error_class(int rc) {
-  int c = rc;
-  MPI_Error_class(rc, &c);
-  return c;
-}
-
 // What the receive posts: `count` elements of `type`; `offsets` the bytes (from the origin)
 // its typemap covers, in order, so the message's first bytes land there.
 struct RecvKind {
