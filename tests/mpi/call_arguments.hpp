@@ -31,7 +31,9 @@ class CallArguments {
       byte_displs_[i] = 48 * static_cast<int>(i);
     }
   }
-  void free_arguments() { MPI_Type_free(&vec_); }
+  void free_arguments() {
+    if (vec_ != MPI_DATATYPE_NULL) MPI_Type_free(&vec_);
+  }
 
   MPI_Datatype vec_ = MPI_DATATYPE_NULL;
   int size_ = 1, peer_ = 0;

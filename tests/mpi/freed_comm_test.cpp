@@ -4,8 +4,9 @@
 // the MPI's own P-call on the same arguments (the oracle) and return the same error class:
 // Strider's own query of the communicator (its size, rank or kind) once called the handler
 // before the MPI's call it then forwarded called it again, and MPI_Pack and MPI_Unpack, which
-// Strider serves without the communicator, accepted it. MPICH only: Open MPI 4.1 reads a freed
-// communicator's memory (no error to compare).
+// Strider serves without the communicator, accepted it. MPICH only, where it checks handles: Open
+// MPI 4.1 reads a freed communicator's memory, and so does an MPICH built without error checks
+// (the MPICH 5.0.2 wheel): no error to compare.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -35,6 +36,10 @@ class FreedComm : public ::testing::Test, protected CallArguments {
     MPI_Comm_create_errhandler(count_call, &counting_);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, counting_);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, counting_);
+    int size = 0;
+    if (PMPI_Comm_size(freed(), &size) == MPI_SUCCESS) {
+      GTEST_SKIP() << "this MPI does not check communicator handles (built without error checks)";
+    }
     make_arguments();
   }
   void TearDown() override {
