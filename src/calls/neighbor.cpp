@@ -47,9 +47,9 @@ bool topology_degrees(MPI_Comm comm, int& topology, int& in, int& out, int& reje
   return false;
 }
 
-// What a neighbourhood collective returns where it goes to the MPI as it is: the MPI's error where
-// it rejected the communicator (forwarding would call its error handler again), else forward()'s
-// (Strider off, no topology); std::nullopt where Strider may serve it (`topology`, `in`, `out`).
+// What a neighbourhood collective returns where it goes to the MPI as it is
+// (collective::forward_unless_rejected; Strider off, no topology: forward()'s); std::nullopt where
+// Strider may serve it (`topology`, `in`, `out`).
 template <class Forward>
 std::optional<int> forward_unless_topology(MPI_Comm comm, int& topology, int& in, int& out,
                                            Forward forward) {
@@ -57,7 +57,7 @@ std::optional<int> forward_unless_topology(MPI_Comm comm, int& topology, int& in
   if (!collective::strider_off() && topology_degrees(comm, topology, in, out, rejected)) {
     return std::nullopt;
   }
-  return rejected != MPI_SUCCESS ? rejected : forward();
+  return collective::forward_unless_rejected(rejected, forward);
 }
 
 // The in-neighbours in the receive side's order, where the topology may name MPI_PROC_NULL (a

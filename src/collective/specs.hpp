@@ -54,15 +54,21 @@ void* wire_or(Side& side, const void* buffer);
 // Whether Strider is off (STRIDER_DISABLE) for every call.
 bool strider_off();
 
+// What a call Strider does not serve returns: the MPI's error where the MPI rejected the
+// communicator in Strider's own query of it (`rejected`: its error handler has run, and
+// forwarding would run it again), else forward()'s.
+template <class Forward>
+int forward_unless_rejected(int rejected, Forward forward) {
+  return rejected != MPI_SUCCESS ? rejected : forward();
+}
+
 // The group of a collective on `comm` that Strider may serve (into `g`: std::nullopt), or what the
-// call returns without it: the MPI's error where the MPI rejected the communicator (its error
-// handler has run, and forwarding would run it again), else forward()'s (Strider off,
-// MPI_COMM_NULL).
+// call returns without it (forward_unless_rejected; Strider off, MPI_COMM_NULL: forward()'s).
 template <class Forward>
 std::optional<int> forward_unless_grouped(MPI_Comm comm, Group& g, Forward forward) {
   int rejected = MPI_SUCCESS;
   if (!strider_off() && group_of(comm, g, rejected)) return std::nullopt;
-  return rejected != MPI_SUCCESS ? rejected : forward();
+  return forward_unless_rejected(rejected, forward);
 }
 
 }  // namespace strider::collective

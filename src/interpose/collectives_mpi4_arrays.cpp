@@ -13,6 +13,7 @@
 
 #include "calls/collectives.hpp"
 #include "calls/large_count.hpp"
+#include "collective/specs.hpp"
 #include "interpose/large_count_forms.hpp"
 
 using strider::calls::fits_int;
@@ -117,7 +118,8 @@ int reduce_scatter(const void* sbuf, void* rbuf, const MPI_Count rcounts[], MPI_
                    MPI_Op op, MPI_Comm comm, const Form& form, const Original& original) {
   int n = -1;
   if (comm == MPI_COMM_NULL) return original();
-  if (const int rc = PMPI_Comm_size(comm, &n); rc != MPI_SUCCESS) return rc;  // as above
+  // An error: the MPI rejected the communicator (its error handler has run).
+  if (const int rc = PMPI_Comm_size(comm, &n); rc != MPI_SUCCESS) return rc;
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = narrow_all(rcounts, n, a->recv_counts);
   if (!fits) a->zero(0, n);
@@ -131,7 +133,7 @@ int neighbor_allgatherv(const void* sbuf, MPI_Count scount, MPI_Datatype stype, 
   int in = -1, out = -1;
   int rejected = MPI_SUCCESS;
   if (!calls::neighbor_degrees(comm, in, out, rejected)) {
-    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+    return strider::collective::forward_unless_rejected(rejected, original);
   }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = fits_int({scount}) && narrow_all(rcounts, in, a->recv_counts) &&
@@ -149,7 +151,7 @@ int neighbor_alltoallv(const void* sbuf, const MPI_Count scounts[], const MPI_Ai
   int in = -1, out = -1;
   int rejected = MPI_SUCCESS;
   if (!calls::neighbor_degrees(comm, in, out, rejected)) {
-    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+    return strider::collective::forward_unless_rejected(rejected, original);
   }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits = a->narrow(sbuf, scounts, sdispls, out, rcounts, rdispls, in);
@@ -167,7 +169,7 @@ int neighbor_alltoallw(const void* sbuf, const MPI_Count scounts[], const MPI_Ai
   int in = -1, out = -1;
   int rejected = MPI_SUCCESS;
   if (!calls::neighbor_degrees(comm, in, out, rejected)) {
-    return rejected != MPI_SUCCESS ? rejected : original();  // the MPI reports it
+    return strider::collective::forward_unless_rejected(rejected, original);
   }
   auto a = std::make_shared<NarrowedArrays>();
   const bool fits =
